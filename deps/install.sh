@@ -1,0 +1,29 @@
+#!/bin/sh
+# Checks for the Debian -dev packages casq links against and installs the
+# missing ones with apt-get. casq vendors no third-party source: these are
+# the only libraries it uses.
+#   hiredis   (libhiredis-dev)        RESP client side, broker forwarding
+#   libevent  (libevent-dev)          the event loop and timers
+#   libcurl   (libcurl4-openssl-dev)  HTTP for the S3 store
+#   cJSON     (libcjson-dev)          parsing the state document
+set -e
+missing=""
+check() { # pkg-config-name debian-package
+    if ! pkg-config --exists "$1" 2>/dev/null; then missing="$missing $2"; fi
+}
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v cc >/dev/null 2>&1 || missing="$missing gcc"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+check hiredis libhiredis-dev
+check libevent libevent-dev
+check libcurl libcurl4-openssl-dev
+check libcjson libcjson-dev
+if [ -n "$missing" ]; then
+    echo "deps: installing$missing"
+    if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+for p in hiredis libevent libcurl libcjson; do
+    printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
+done

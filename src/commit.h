@@ -1,0 +1,29 @@
+/* commit.h -- the group commit (design.md §4): how the in-memory state
+ * reaches the store, and when held replies are released. */
+#ifndef CASQ_COMMIT_H
+#define CASQ_COMMIT_H
+
+#include "sds.h"
+
+/* Opens the configured store and loads the document into the databases,
+ * running the event loop until the load finished. A missing document starts
+ * an empty state (created by the first commit with a create-only CAS). On an
+ * unreadable document returns C_ERR with *err saying why; the document is
+ * left untouched. */
+int commitInit(sds *err);
+
+/* Called from beforeSleep: if changes are pending and no commit is in
+ * flight, serialises the state and starts a CAS write. */
+void commitBeforeSleep(void);
+
+/* Called from serverCron: commit-timeout enforcement, retries. */
+void commitCron(void);
+
+/* Appends INFO `# Persistence` fields. */
+sds commitInfoString(sds s);
+
+/* At shutdown: commits what is pending and waits (running the loop) until
+ * it is durable or fails. Returns C_OK if everything is durable. */
+int commitFlushAndClose(void);
+
+#endif

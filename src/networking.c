@@ -1,0 +1,1314 @@
+/* networking.c -- connections, the RESP parser, replies and their release.
+ *
+ * Reading and parsing follow Redis's networking.c: a query buffer per
+ * client, inline and multibulk requests, pipelining by parsing as many
+ * complete commands as a read delivered. Replies differ: a command writes its
+ * reply into c->pending; when it finishes, the bytes are queued as a
+ * replyBlock tagged with the change sequence they depend on, and the writer
+ * only sends blocks whose changes are durable (design.md §4). */
+#include "server.h"
+#include "commit.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_D2STRING_CHARS 128
+
+static void readQueryFromClient(int fd, short what, void *arg);
+static void sendReplyToClient(int fd, short what, void *arg);
+
+/* ========================================================================
+ * Client creation and destruction
+ * ===================================================================== */
+
+static void anetTuneSocket(int fd, int is_unix) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags != -1) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    if (is_unix) return;
+    int yes = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+    if (server.cfg.tcp_keepalive > 0) {
+        int ka = server.cfg.tcp_keepalive, intvl = ka / 3 ? ka / 3 : 1, cnt = 3;
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &yes, sizeof(yes));
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &ka, sizeof(ka));
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    }
+}
+
+static void formatSockaddr(const struct sockaddr_storage *sa, char *buf, size_t len) {
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+        port = ntohs(s->sin_port);
+        snprintf(buf, len, "%s:%d", ip, port);
+    } else if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+        port = ntohs(s->sin6_port);
+        snprintf(buf, len, "%s:%d", ip, port);
+    } else {
+        snprintf(buf, len, "%s", server.cfg.unixsocket ? server.cfg.unixsocket : "");
+    }
+}
+
+static void clientSetAddresses(client *c, int is_unix) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    if (is_unix) {
+        snprintf(c->addr, sizeof(c->addr), "%s:0", server.cfg.unixsocket ? server.cfg.unixsocket : "");
+        snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.cfg.unixsocket ? server.cfg.unixsocket : "");
+        return;
+    }
+    if (getpeername(c->fd, (struct sockaddr *)&sa, &salen) == 0) formatSockaddr(&sa, c->addr, sizeof(c->addr));
+    salen = sizeof(sa);
+    if (getsockname(c->fd, (struct sockaddr *)&sa, &salen) == 0) formatSockaddr(&sa, c->laddr, sizeof(c->laddr));
+}
+
+client *createClient(int fd, int is_unix) {
+    client *c = zcalloc(sizeof(*c));
+    c->fd = fd;
+    c->id = server.next_client_id++;
+    c->resp = 2;
+    c->authenticated = server.cfg.requirepass == NULL;
+    c->db = &server.db[0];
+    c->querybuf = sdsempty();
+    c->bulklen = -1;
+    c->pending = sdsempty();
+    c->ctime = c->last_interaction = server.mstime_cache;
+    c->watched_keys = listCreate();
+    initClientMultiState(c);
+    if (fd == -1) {
+        c->flags |= CLIENT_FAKE;
+        return c;
+    }
+    if (is_unix) c->flags |= CLIENT_UNIX_SOCKET;
+    anetTuneSocket(fd, is_unix);
+    clientSetAddresses(c, is_unix);
+    c->read_ev = event_new(server.el, fd, EV_READ | EV_PERSIST, readQueryFromClient, c);
+    c->write_ev = event_new(server.el, fd, EV_WRITE, sendReplyToClient, c);
+    event_add(c->read_ev, NULL);
+    c->client_list_node = listAddNodeTail(server.clients, c);
+    return c;
+}
+
+client *createFakeClient(void) { return createClient(-1, 0); }
+
+static void freeReplyBlocks(client *c) {
+    replyBlock *b = c->reply;
+    while (b) {
+        replyBlock *next = b->next;
+        zfree(b);
+        b = next;
+    }
+    c->reply = c->reply_tail = NULL;
+    c->reply_bytes = 0;
+    c->sentlen = 0;
+}
+
+static void freeClientArgv(client *c) {
+    for (int i = 0; i < c->argc; i++) sdsfree(c->argv[i]);
+    c->argc = 0;
+    c->cmd = NULL;
+}
+
+void freeClient(client *c) {
+    if (server.current_client == c) {
+        /* Never free a client under its own running command. */
+        freeClientAsync(c);
+        return;
+    }
+    if (c->flags & CLIENT_BLOCKED) unblockClient(c);
+    unwatchAllKeys(c);
+    freeClientMultiState(c);
+    if (c->read_ev) event_free(c->read_ev);
+    if (c->write_ev) event_free(c->write_ev);
+    if (c->fd != -1) close(c->fd);
+    if (c->client_list_node) listDelNode(server.clients, c->client_list_node);
+    if (c->pending_write_node) listDelNode(server.clients_pending_write, c->pending_write_node);
+    if (c->held_node) listDelNode(server.clients_waiting_commit, c->held_node);
+    if (c->flags & CLIENT_CLOSE_ASAP) {
+        listNode *ln = listSearchKey(server.clients_to_close, c);
+        if (ln) listDelNode(server.clients_to_close, ln);
+    }
+    listNode *un = listSearchKey(server.unblocked_clients, c);
+    if (un) listDelNode(server.unblocked_clients, un);
+    freeReplyBlocks(c);
+    freeClientArgv(c);
+    zfree(c->argv);
+    listRelease(c->watched_keys);
+    sdsfree(c->querybuf);
+    sdsfree(c->pending);
+    sdsfree(c->name);
+    sdsfree(c->lib_name);
+    sdsfree(c->lib_ver);
+    zfree(c);
+}
+
+void freeClientAsync(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    listAddNodeTail(server.clients_to_close, c);
+}
+
+void freeClientsInQueue(void) {
+    while (listLength(server.clients_to_close)) {
+        listNode *ln = listFirst(server.clients_to_close);
+        client *c = ln->value;
+        listDelNode(server.clients_to_close, ln);
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        freeClient(c);
+    }
+}
+
+/* ========================================================================
+ * Accepting connections
+ * ===================================================================== */
+
+static void acceptCommonHandler(int cfd, int is_unix) {
+    if (listLength(server.clients) >= (unsigned long)server.cfg.maxclients) {
+        static const char *err = "-ERR max number of clients reached\r\n";
+        ssize_t w = write(cfd, err, strlen(err));
+        (void)w;
+        server.stat_rejected_conn++;
+        close(cfd);
+        return;
+    }
+    createClient(cfd, is_unix);
+    server.stat_numconnections++;
+}
+
+void acceptTcpHandler(int fd, short what, void *arg) {
+    (void)what;
+    (void)arg;
+    for (int max = 1000; max > 0; max--) {
+        struct sockaddr_storage sa;
+        socklen_t salen = sizeof(sa);
+        int cfd = accept(fd, (struct sockaddr *)&sa, &salen);
+        if (cfd == -1) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
+                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            return;
+        }
+        acceptCommonHandler(cfd, 0);
+    }
+}
+
+void acceptUnixHandler(int fd, short what, void *arg) {
+    (void)what;
+    (void)arg;
+    for (int max = 1000; max > 0; max--) {
+        int cfd = accept(fd, NULL, NULL);
+        if (cfd == -1) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
+                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            return;
+        }
+        acceptCommonHandler(cfd, 1);
+    }
+}
+
+/* ========================================================================
+ * Reply construction (into c->pending)
+ * ===================================================================== */
+
+/* Replies are suppressed by CLIENT REPLY OFF/SKIP, except while the command
+ * runs inside a client that must always see them. */
+static int prepareClientToWrite(client *c) {
+    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) return C_ERR;
+    if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
+    return C_OK;
+}
+
+void addReply(client *c, const char *s, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    c->pending = sdscatlen(c->pending, s, len);
+}
+
+void addReplyStr(client *c, const char *s) { addReply(c, s, strlen(s)); }
+
+void addReplySds(client *c, sds s) {
+    addReply(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyOk(client *c) { addReply(c, "+OK\r\n", 5); }
+
+/* Error replies also feed INFO errorstats and the failed-calls counter. */
+static void afterErrorReply(client *c, const char *s, size_t len) {
+    server.stat_total_error_replies++;
+    if (c->cmd && !(c->flags & CLIENT_REEXECUTING)) c->cmd->failed_calls++;
+    /* The error code is the first word (e.g. "ERR", "WRONGTYPE"). */
+    size_t n = 0;
+    if (len && s[0] == '-') {
+        s++;
+        len--;
+    }
+    while (n < len && n < 64 && s[n] != ' ' && s[n] != '\r') n++;
+    if (server.errors) {
+        sds code = sdsnewlen(s, n);
+        dictEntry *de = dictFind(server.errors, code);
+        if (de) {
+            de->val = (void *)((intptr_t)de->val + 1);
+            sdsfree(code);
+        } else if (dictSize(server.errors) < 128) {
+            dictAdd(server.errors, code, (void *)(intptr_t)1);
+        } else {
+            sdsfree(code);
+        }
+    }
+}
+
+/* Adds "-<err>\r\n". Newlines in the message would break the protocol, so
+ * they are turned into spaces as Redis does. */
+static void addReplyErrorLength(client *c, const char *s, size_t len) {
+    if (prepareClientToWrite(c) == C_OK) {
+        if (!len || s[0] != '-') c->pending = sdscatlen(c->pending, "-", 1);
+        size_t start = sdslen(c->pending);
+        c->pending = sdscatlen(c->pending, s, len);
+        for (size_t i = start; i < sdslen(c->pending); i++)
+            if (c->pending[i] == '\r' || c->pending[i] == '\n') c->pending[i] = ' ';
+        c->pending = sdscatlen(c->pending, "\r\n", 2);
+    }
+    afterErrorReply(c, s, len);
+}
+
+void addReplyError(client *c, const char *err) {
+    /* Messages without an upper-case code get Redis's generic "ERR ". */
+    size_t len = strlen(err);
+    if (len && err[0] == '-') {
+        addReplyErrorLength(c, err + 1, len - 1);
+        return;
+    }
+    size_t i = 0;
+    while (i < len && err[i] >= 'A' && err[i] <= 'Z') i++;
+    if (i > 0 && i < len && err[i] == ' ') {
+        addReplyErrorLength(c, err, len);
+        return;
+    }
+    sds s = sdscatlen(sdsnew("ERR "), err, len);
+    addReplyErrorLength(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyErrorFormat(client *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    addReplyError(c, s);
+    sdsfree(s);
+}
+
+/* `full` is a complete "-CODE message\r\n" protocol line. */
+void addReplyErrorObject(client *c, const char *full) {
+    size_t len = strlen(full);
+    if (prepareClientToWrite(c) == C_OK) c->pending = sdscatlen(c->pending, full, len);
+    afterErrorReply(c, full, len);
+}
+
+void addReplyErrorArity(client *c) {
+    addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd ? c->cmd->fullname : "");
+}
+
+void addReplyErrorSyntax(client *c) { addReplyError(c, "syntax error"); }
+
+void addReplyErrorNotInteger(client *c) { addReplyError(c, "value is not an integer or out of range"); }
+
+void addReplyStatusLength(client *c, const char *s, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    c->pending = sdscatlen(c->pending, "+", 1);
+    c->pending = sdscatlen(c->pending, s, len);
+    c->pending = sdscatlen(c->pending, "\r\n", 2);
+}
+
+void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, status, strlen(status)); }
+
+static void addReplyLongLongWithPrefix(client *c, long long ll, char prefix) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    char buf[LONG_STR_SIZE + 4];
+    buf[0] = prefix;
+    int len = ll2string(buf + 1, sizeof(buf) - 1, ll);
+    buf[len + 1] = '\r';
+    buf[len + 2] = '\n';
+    c->pending = sdscatlen(c->pending, buf, (size_t)len + 3);
+}
+
+void addReplyLongLong(client *c, long long ll) { addReplyLongLongWithPrefix(c, ll, ':'); }
+
+void addReplyBulk(client *c, const char *p, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    addReplyLongLongWithPrefix(c, (long long)len, '$');
+    c->pending = sdscatlen(c->pending, p, len);
+    c->pending = sdscatlen(c->pending, "\r\n", 2);
+}
+
+void addReplyBulkSds(client *c, sds s) {
+    addReplyBulk(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyBulkCString(client *c, const char *s) {
+    if (!s) addReplyNull(c);
+    else addReplyBulk(c, s, strlen(s));
+}
+
+void addReplyBulkLongLong(client *c, long long ll) {
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof(buf), ll);
+    addReplyBulk(c, buf, (size_t)len);
+}
+
+/* RESP3 verbatim string; RESP2 gets a plain bulk. */
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
+    if (c->resp == 2) {
+        addReplyBulk(c, s, len);
+        return;
+    }
+    if (prepareClientToWrite(c) != C_OK) return;
+    addReplyLongLongWithPrefix(c, (long long)len + 4, '=');
+    c->pending = sdscatlen(c->pending, ext, 3);
+    c->pending = sdscatlen(c->pending, ":", 1);
+    c->pending = sdscatlen(c->pending, s, len);
+    c->pending = sdscatlen(c->pending, "\r\n", 2);
+}
+
+void addReplyDouble(client *c, double d) {
+    char dbuf[MAX_D2STRING_CHARS];
+    int len;
+    if (isinf(d)) len = snprintf(dbuf, sizeof(dbuf), "%s", d > 0 ? "inf" : "-inf");
+    else len = snprintf(dbuf, sizeof(dbuf), "%.17g", d);
+    if (c->resp == 2) {
+        addReplyBulk(c, dbuf, (size_t)len);
+    } else {
+        if (prepareClientToWrite(c) != C_OK) return;
+        c->pending = sdscatprintf(c->pending, ",%s\r\n", dbuf);
+    }
+}
+
+void addReplyBool(client *c, int b) {
+    if (c->resp == 2) addReplyLongLong(c, b ? 1 : 0);
+    else addReply(c, b ? "#t\r\n" : "#f\r\n", 4);
+}
+
+void addReplyNull(client *c) {
+    if (c->resp == 2) addReply(c, "$-1\r\n", 5);
+    else addReply(c, "_\r\n", 3);
+}
+
+void addReplyNullArray(client *c) {
+    if (c->resp == 2) addReply(c, "*-1\r\n", 5);
+    else addReply(c, "_\r\n", 3);
+}
+
+void addReplyArrayLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
+
+void addReplyMapLen(client *c, long length) {
+    if (c->resp == 2) addReplyLongLongWithPrefix(c, length * 2, '*');
+    else addReplyLongLongWithPrefix(c, length, '%');
+}
+
+void addReplySetLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '~'); }
+
+void addReplyAttributeLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '|'); }
+
+void addReplyPushLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '>'); }
+
+void addReplyEmptyArray(client *c) { addReply(c, "*0\r\n", 4); }
+
+/* A deferred length is an offset into c->pending (+1 so NULL means "reply
+ * suppressed"); the header is spliced in when the count is known. */
+void *addReplyDeferredLen(client *c) {
+    if (prepareClientToWrite(c) != C_OK) return NULL;
+    return (void *)(uintptr_t)(sdslen(c->pending) + 1);
+}
+
+static void setDeferredReply(client *c, void *node, char prefix, long length) {
+    if (node == NULL) return;
+    size_t off = (size_t)(uintptr_t)node - 1;
+    char hdr[LONG_STR_SIZE + 4];
+    hdr[0] = prefix;
+    int n = ll2string(hdr + 1, sizeof(hdr) - 1, length);
+    hdr[n + 1] = '\r';
+    hdr[n + 2] = '\n';
+    size_t hlen = (size_t)n + 3, oldlen = sdslen(c->pending);
+    c->pending = sdsMakeRoomFor(c->pending, hlen);
+    memmove(c->pending + off + hlen, c->pending + off, oldlen - off);
+    memcpy(c->pending + off, hdr, hlen);
+    sdsIncrLen(c->pending, hlen);
+}
+
+void setDeferredArrayLen(client *c, void *node, long length) { setDeferredReply(c, node, '*', length); }
+
+void setDeferredMapLen(client *c, void *node, long length) {
+    if (c->resp == 2) setDeferredReply(c, node, '*', length * 2);
+    else setDeferredReply(c, node, '%', length);
+}
+
+void setDeferredSetLen(client *c, void *node, long length) {
+    setDeferredReply(c, node, c->resp == 2 ? '*' : '~', length);
+}
+
+/* The HELP subcommand reply: "<CMD> <subcommand> ..." then the command's
+ * help lines, then the HELP line every container command has. */
+void addReplyHelp(client *c, const char **help) {
+    sds cmd = sdsnew(c->argv[0]);
+    sdstoupper(cmd);
+    void *blenp = addReplyDeferredLen(c);
+    long blen = 0;
+    sds first = sdscatprintf(sdsempty(), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", cmd);
+    addReplyStatus(c, first);
+    sdsfree(first);
+    sdsfree(cmd);
+    blen++;
+    for (const char **h = help; *h; h++, blen++) addReplyStatus(c, *h);
+    addReplyStatus(c, "HELP");
+    addReplyStatus(c, "    Print this help.");
+    blen += 2;
+    setDeferredArrayLen(c, blenp, blen);
+}
+
+void addReplySubcommandSyntaxError(client *c) {
+    sds cmd = sdsnew(c->argv[0]);
+    sdstoupper(cmd);
+    addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.", c->argv[1],
+                        cmd);
+    sdsfree(cmd);
+}
+
+/* ========================================================================
+ * Queueing replies behind the group commit
+ * ===================================================================== */
+
+static void clientMarkPendingWrite(client *c) {
+    if (c->pending_write_node || c->fd == -1) return;
+    c->pending_write_node = listAddNodeTail(server.clients_pending_write, c);
+}
+
+static void clientMarkHeld(client *c) {
+    if (c->held_node) return;
+    c->held_node = listAddNodeTail(server.clients_waiting_commit, c);
+}
+
+/* client-output-buffer-limit normal <hard> <soft> <seconds>: a client that
+ * does not read its replies is disconnected instead of growing forever. */
+static void checkClientOutputBufferLimits(client *c) {
+    size_t used = c->reply_bytes;
+    int hard = server.cfg.obuf_hard_limit && used >= (size_t)server.cfg.obuf_hard_limit;
+    int soft = 0;
+    if (server.cfg.obuf_soft_limit && used >= (size_t)server.cfg.obuf_soft_limit) {
+        if (c->obuf_soft_limit_reached_time == 0) c->obuf_soft_limit_reached_time = server.mstime_cache;
+        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > server.cfg.obuf_soft_seconds * 1000)
+            soft = 1;
+    } else {
+        c->obuf_soft_limit_reached_time = 0;
+    }
+    if (!hard && !soft) return;
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    sds ci = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", ci);
+    sdsfree(ci);
+    server.stat_client_outbuf_limit_disconnections++;
+    freeClientAsync(c);
+}
+
+static replyBlock *newReplyBlock(size_t need) {
+    size_t size = need > PROTO_REPLY_CHUNK_BYTES ? need : PROTO_REPLY_CHUNK_BYTES;
+    replyBlock *b = zmalloc(sizeof(*b) + size);
+    b->next = NULL;
+    b->size = size;
+    b->used = 0;
+    b->need_seq = 0;
+    b->nreplies = 0;
+    return b;
+}
+
+/* Moves the running command's reply into the FIFO. A reply that needs less
+ * than the tail block can share it: it could not overtake the tail anyway. */
+void clientCommitReply(client *c, uint64_t need_seq) {
+    size_t len = sdslen(c->pending);
+    if (len == 0) return;
+    replyBlock *tail = c->reply_tail;
+    if (tail && tail->need_seq < need_seq) tail = NULL;
+    if (tail && tail->size - tail->used < len) tail = NULL;
+    if (!tail) {
+        tail = newReplyBlock(len);
+        tail->need_seq = need_seq;
+        if (c->reply_tail) c->reply_tail->next = tail;
+        else c->reply = tail;
+        c->reply_tail = tail;
+    }
+    memcpy(tail->buf + tail->used, c->pending, len);
+    tail->used += len;
+    tail->nreplies++;
+    c->reply_bytes += len;
+    /* Keep a small pending buffer around; free a large one. */
+    if (sdsalloc(c->pending) > 64 * 1024) {
+        sdsfree(c->pending);
+        c->pending = sdsempty();
+    } else {
+        sdsclear(c->pending);
+    }
+    if (c->reply->need_seq <= server.durable_seq) clientMarkPendingWrite(c);
+    if (tail->need_seq > server.durable_seq) clientMarkHeld(c);
+    checkClientOutputBufferLimits(c);
+}
+
+int clientHasPendingReplies(client *c) { return c->reply != NULL; }
+
+/* After durable_seq advanced: clients whose head block became sendable go
+ * to the write list; those with nothing left waiting leave the held list. */
+void releaseHeldReplies(void) {
+    listNode *ln = listFirst(server.clients_waiting_commit), *next;
+    for (; ln; ln = next) {
+        next = ln->next;
+        client *c = ln->value;
+        if (c->reply && c->reply->need_seq <= server.durable_seq) clientMarkPendingWrite(c);
+        if (!c->reply_tail || c->reply_tail->need_seq <= server.durable_seq) {
+            listDelNode(server.clients_waiting_commit, ln);
+            c->held_node = NULL;
+        }
+    }
+}
+
+/* A commit failed for good: every reply that waited on it was never
+ * acknowledged, so each becomes `err`. Replies already sendable stay. */
+void failHeldReplies(const char *err) {
+    size_t errlen = strlen(err);
+    listNode *ln = listFirst(server.clients_waiting_commit), *next;
+    for (; ln; ln = next) {
+        next = ln->next;
+        client *c = ln->value;
+        replyBlock **pp = &c->reply, *prev = NULL;
+        while (*pp && (*pp)->need_seq <= server.durable_seq) {
+            prev = *pp;
+            pp = &(*pp)->next;
+        }
+        int n = 0;
+        replyBlock *b = *pp;
+        while (b) {
+            replyBlock *bn = b->next;
+            /* A partly written head block cannot be replaced. */
+            if (b == c->reply && c->sentlen) {
+                prev = b;
+                pp = &b->next;
+            } else {
+                n += b->nreplies;
+                c->reply_bytes -= b->used;
+                zfree(b);
+            }
+            b = bn;
+        }
+        *pp = NULL;
+        c->reply_tail = prev;
+        if (!prev) c->reply = NULL;
+        if (n) {
+            replyBlock *eb = newReplyBlock(errlen * (size_t)n);
+            for (int i = 0; i < n; i++) {
+                memcpy(eb->buf + eb->used, err, errlen);
+                eb->used += errlen;
+            }
+            eb->nreplies = n;
+            eb->need_seq = 0;
+            if (c->reply_tail) c->reply_tail->next = eb;
+            else c->reply = eb;
+            c->reply_tail = eb;
+            c->reply_bytes += eb->used;
+            server.stat_total_error_replies += n;
+        }
+        listDelNode(server.clients_waiting_commit, ln);
+        c->held_node = NULL;
+        if (c->reply) clientMarkPendingWrite(c);
+    }
+}
+
+/* ========================================================================
+ * Writing
+ * ===================================================================== */
+
+/* Writes what may be sent. Returns C_ERR if the client was freed. */
+static int writeToClient(client *c) {
+    struct iovec iov[16];
+    for (;;) {
+        int n = 0;
+        size_t total = 0;
+        replyBlock *b = c->reply;
+        size_t off = c->sentlen;
+        while (b && n < 16 && b->need_seq <= server.durable_seq) {
+            iov[n].iov_base = b->buf + off;
+            iov[n].iov_len = b->used - off;
+            total += iov[n].iov_len;
+            off = 0;
+            n++;
+            b = b->next;
+        }
+        if (n == 0) break;
+        ssize_t w = writev(c->fd, iov, n);
+        if (w == -1) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EINTR) continue;
+            serverLog(LL_VERBOSE, "Error writing to client: %s", strerror(errno));
+            freeClient(c);
+            return C_ERR;
+        }
+        server.stat_net_output_bytes += w;
+        size_t left = (size_t)w;
+        while (left && c->reply) {
+            size_t avail = c->reply->used - c->sentlen;
+            if (left >= avail) {
+                left -= avail;
+                replyBlock *done = c->reply;
+                c->reply = done->next;
+                if (!c->reply) c->reply_tail = NULL;
+                c->reply_bytes -= done->used;
+                c->sentlen = 0;
+                zfree(done);
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        if ((size_t)w < total) break;
+    }
+    c->last_interaction = server.mstime_cache;
+    int sendable = c->reply && c->reply->need_seq <= server.durable_seq;
+    if (sendable) {
+        event_add(c->write_ev, NULL);
+    } else if (!c->reply && (c->flags & CLIENT_CLOSE_AFTER_REPLY)) {
+        freeClient(c);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static void sendReplyToClient(int fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    client *c = arg;
+    writeToClient(c);
+}
+
+void clientInstallWriteHandler(client *c) { clientMarkPendingWrite(c); }
+
+/* Called from beforeSleep: one write attempt per client with sendable
+ * replies; short writes arm the write event. */
+void handleClientsWithPendingWrites(void) {
+    while (listLength(server.clients_pending_write)) {
+        listNode *ln = listFirst(server.clients_pending_write);
+        client *c = ln->value;
+        listDelNode(server.clients_pending_write, ln);
+        c->pending_write_node = NULL;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        writeToClient(c);
+    }
+}
+
+/* ========================================================================
+ * Reading and parsing
+ * ===================================================================== */
+
+void resetClient(client *c) {
+    freeClientArgv(c);
+    c->reqtype = 0;
+    c->multibulklen = 0;
+    c->bulklen = -1;
+    c->flags &= ~CLIENT_REEXECUTING;
+    /* CLIENT REPLY SKIP applies to the command after it. */
+    if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags |= CLIENT_REPLY_SKIP;
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+    }
+}
+
+/* Protocol errors end the connection once the error has been written, like
+ * Redis. Parsing stops at once. */
+static void setProtocolError(client *c, const char *errstr) {
+    if (server.cfg.verbosity <= LL_VERBOSE) {
+        sds buf = sdscatrepr(sdsempty(), c->querybuf + c->qb_pos,
+                             sdslen(c->querybuf) - c->qb_pos > 128 ? 128 : sdslen(c->querybuf) - c->qb_pos);
+        serverLog(LL_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s. Query buffer: %s", errstr,
+                  (unsigned long long)c->id, c->addr, buf);
+        sdsfree(buf);
+    }
+    c->flags |= CLIENT_PROTOCOL_ERROR | CLIENT_CLOSE_AFTER_REPLY;
+}
+
+static void ensureArgv(client *c, int n) {
+    if (c->argv_len >= n) return;
+    c->argv_len = n < 1024 ? n : 1024;
+    if (c->argv_len < n) c->argv_len = n;
+    c->argv = zrealloc(c->argv, sizeof(sds) * (size_t)c->argv_len);
+}
+
+static int processInlineBuffer(client *c) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *newline = memchr(start, '\n', avail);
+    if (!newline) {
+        if (avail > PROTO_INLINE_MAX_SIZE) {
+            addReplyError(c, "Protocol error: too big inline request");
+            setProtocolError(c, "too big inline request");
+        }
+        return C_ERR;
+    }
+    size_t linelen = (size_t)(newline - start);
+    if (linelen && start[linelen - 1] == '\r') linelen--;
+    sds line = sdsnewlen(start, linelen);
+    int argc;
+    sds *argv = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (!argv) {
+        addReplyError(c, "Protocol error: unbalanced quotes in request");
+        setProtocolError(c, "unbalanced quotes in inline request");
+        return C_ERR;
+    }
+    c->qb_pos += (size_t)(newline - start) + 1;
+    ensureArgv(c, argc);
+    for (int i = 0; i < argc; i++) c->argv[i] = argv[i];
+    c->argc = argc;
+    zfree(argv);
+    return C_OK;
+}
+
+/* Parses one multibulk request incrementally. Returns C_OK when c->argv is
+ * complete, C_ERR when more data is needed or on a protocol error. */
+static int processMultibulkBuffer(client *c) {
+    long long ll;
+    if (c->multibulklen == 0) {
+        char *start = c->querybuf + c->qb_pos;
+        size_t avail = sdslen(c->querybuf) - c->qb_pos;
+        char *newline = memchr(start, '\r', avail);
+        if (!newline) {
+            if (avail > PROTO_INLINE_MAX_SIZE) {
+                addReplyError(c, "Protocol error: too big mbulk count string");
+                setProtocolError(c, "too big mbulk count string");
+            }
+            return C_ERR;
+        }
+        if (newline + 1 - (c->querybuf) >= (ssize_t)sdslen(c->querybuf)) return C_ERR; /* need \n */
+        int ok = string2ll(start + 1, (size_t)(newline - (start + 1)), &ll);
+        if (!ok || ll > INT_MAX) {
+            addReplyError(c, "Protocol error: invalid multibulk length");
+            setProtocolError(c, "invalid mbulk count");
+            return C_ERR;
+        } else if (ll > 10 && !c->authenticated) {
+            addReplyError(c, "Protocol error: unauthenticated multibulk length");
+            setProtocolError(c, "unauth mbulk count");
+            return C_ERR;
+        }
+        c->qb_pos = (size_t)(newline - c->querybuf) + 2;
+        if (ll <= 0) return C_OK; /* empty request: skipped by the caller */
+        c->multibulklen = (long)ll;
+        ensureArgv(c, (int)(ll < 1024 ? ll : 1024));
+    }
+    while (c->multibulklen) {
+        if (c->bulklen == -1) {
+            char *start = c->querybuf + c->qb_pos;
+            size_t avail = sdslen(c->querybuf) - c->qb_pos;
+            char *newline = memchr(start, '\r', avail);
+            if (!newline) {
+                if (avail > PROTO_INLINE_MAX_SIZE) {
+                    addReplyError(c, "Protocol error: too big bulk count string");
+                    setProtocolError(c, "too big bulk count string");
+                    return C_ERR;
+                }
+                break;
+            }
+            if (newline + 1 - c->querybuf >= (ssize_t)sdslen(c->querybuf)) break;
+            if (start[0] != '$') {
+                addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", start[0]);
+                setProtocolError(c, "expected $ but got something else");
+                return C_ERR;
+            }
+            int ok = string2ll(start + 1, (size_t)(newline - (start + 1)), &ll);
+            if (!ok || ll < 0 || (!(c->flags & CLIENT_FAKE) && ll > server.cfg.proto_max_bulk_len)) {
+                addReplyError(c, "Protocol error: invalid bulk length");
+                setProtocolError(c, "invalid bulk length");
+                return C_ERR;
+            } else if (ll > 16384 && !c->authenticated) {
+                addReplyError(c, "Protocol error: unauthenticated bulk length");
+                setProtocolError(c, "unauth bulk length");
+                return C_ERR;
+            }
+            c->qb_pos = (size_t)(newline - c->querybuf) + 2;
+            c->bulklen = ll;
+            /* Big arguments: make room at once so the read lands in place. */
+            if (ll >= PROTO_MBULK_BIG_ARG) c->querybuf = sdsMakeRoomFor(c->querybuf, (size_t)ll + 2);
+        }
+        if (sdslen(c->querybuf) - c->qb_pos < (size_t)(c->bulklen + 2)) break;
+        if (c->argc >= c->argv_len) {
+            c->argv_len = c->argv_len ? c->argv_len * 2 : 8;
+            if (c->argv_len > c->argc + c->multibulklen) c->argv_len = c->argc + (int)c->multibulklen;
+            c->argv = zrealloc(c->argv, sizeof(sds) * (size_t)c->argv_len);
+        }
+        c->argv[c->argc++] = sdsnewlen(c->querybuf + c->qb_pos, (size_t)c->bulklen);
+        c->qb_pos += (size_t)c->bulklen + 2;
+        c->bulklen = -1;
+        c->multibulklen--;
+    }
+    return c->multibulklen == 0 ? C_OK : C_ERR;
+}
+
+/* Parses and runs every complete command in the query buffer. Stops when a
+ * command blocks the client, when it must close, or when input runs out.
+ * Returns C_ERR if the client was freed. */
+int processInputBuffer(client *c) {
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+        int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
+        if (ok != C_OK) break;
+        if (c->argc == 0) {
+            resetClient(c);
+            continue;
+        }
+        if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        if (c->flags & CLIENT_CLOSE_ASAP) break;
+    }
+    if (c->flags & CLIENT_PROTOCOL_ERROR) {
+        /* The error reply is the last thing this client gets. */
+        clientCommitReply(c, 0);
+    }
+    /* Drop what was parsed. */
+    if (c->qb_pos) {
+        sdsrange(c->querybuf, (long)c->qb_pos, -1);
+        c->qb_pos = 0;
+    }
+    return C_OK;
+}
+
+static void readQueryFromClient(int fd, short what, void *arg) {
+    (void)what;
+    client *c = arg;
+    size_t readlen = PROTO_IOBUF_LEN;
+    /* Reading a big bulk: read just what completes it. */
+    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG) {
+        ssize_t remaining = (ssize_t)(c->bulklen + 2) - (ssize_t)(sdslen(c->querybuf) - c->qb_pos);
+        if (remaining > 0) readlen = (size_t)remaining;
+    }
+    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    ssize_t n = read(fd, c->querybuf + sdslen(c->querybuf), readlen);
+    if (n == -1) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+        serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));
+        freeClient(c);
+        return;
+    } else if (n == 0) {
+        serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
+        freeClient(c);
+        return;
+    }
+    sdsIncrLen(c->querybuf, (size_t)n);
+    server.stat_net_input_bytes += n;
+    c->last_interaction = server.mstime_cache;
+    if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
+    if (server.cfg.client_max_querybuf_len &&
+        sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) {
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
+        sdsfree(ci);
+        server.stat_client_qbuf_limit_disconnections++;
+        freeClientAsync(c);
+        return;
+    }
+    /* A client that stops reading replies while we hold many of its replies
+     * is not allowed to grow them without bound: output limits apply. */
+    processInputBuffer(c);
+}
+
+/* Called after a command ran outside the normal read path (a blocked
+ * command that was served or timed out): reset, and let beforeSleep resume
+ * the client's pipelined input. */
+void afterCommand(client *c) {
+    resetClient(c);
+    if (c->fd != -1 && !listSearchKey(server.unblocked_clients, c))
+        listAddNodeTail(server.unblocked_clients, c);
+}
+
+/* ========================================================================
+ * Client introspection: CLIENT LIST / INFO
+ * ===================================================================== */
+
+static const char *clientFlagsString(client *c, char *buf) {
+    char *p = buf;
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (p == buf) *p++ = 'N';
+    *p = '\0';
+    return buf;
+}
+
+sds catClientInfoString(sds s, client *c) {
+    char flags[16];
+    long long now = server.mstime_cache;
+    const char *cmdname = c->lastcmd ? c->lastcmd->fullname : "NULL";
+    size_t obl = c->reply ? c->reply->used : 0;
+    int oll = 0;
+    for (replyBlock *b = c->reply; b; b = b->next) oll++;
+    size_t watched = c->watched_keys ? listLength(c->watched_keys) : 0;
+    return sdscatprintf(
+        s,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+        "multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%d omem=%zu "
+        "tot-mem=%zu events=r%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+        (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (now - c->ctime) / 1000,
+        (now - c->last_interaction) / 1000, clientFlagsString(c, flags), c->db ? c->db->id : 0,
+        (c->flags & CLIENT_MULTI) ? c->mstate.count : -1, watched, sdslen(c->querybuf) - c->qb_pos,
+        sdsavail(c->querybuf), (size_t)0, sdsalloc(c->querybuf), c->querybuf_peak, obl, oll, c->reply_bytes,
+        sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, c->resp,
+        c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+}
+
+sds getAllClientsInfoString(int type) {
+    (void)type;
+    sds s = sdsempty();
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        s = catClientInfoString(s, ln->value);
+        s = sdscatlen(s, "\n", 1);
+    }
+    return s;
+}
+
+char *getClientPeerId(client *c) { return c->addr; }
+
+void protectClient(client *c) { (void)c; }
+
+/* ========================================================================
+ * CLIENT
+ * ===================================================================== */
+
+static client *lookupClientByID(uint64_t id) {
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *c = ln->value;
+        if (c->id == id) return c;
+    }
+    return NULL;
+}
+
+/* Names shown in CLIENT LIST must be printable without spaces. */
+static int validateClientAttr(const char *s, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '!' || s[i] > '~') return 0;
+    return 1;
+}
+
+static void clientIdCommand(client *c) { addReplyLongLong(c, (long long)c->id); }
+
+static void clientSetNameCommand(client *c) {
+    sds name = c->argv[2];
+    if (!validateClientAttr(name, sdslen(name))) {
+        addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+        return;
+    }
+    sdsfree(c->name);
+    c->name = sdslen(name) ? sdsdup(name) : NULL;
+    addReplyOk(c);
+}
+
+static void clientGetNameCommand(client *c) {
+    if (c->name) addReplyBulk(c, c->name, sdslen(c->name));
+    else addReplyNull(c);
+}
+
+static void clientListCommand(client *c) {
+    sds out = sdsempty();
+    dict *ids = NULL;
+    for (int j = 2; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        if (!strcasecmp(c->argv[j], "type") && moreargs == 1) {
+            const char *t = c->argv[j + 1];
+            if (strcasecmp(t, "normal") && strcasecmp(t, "master") && strcasecmp(t, "replica") &&
+                strcasecmp(t, "slave") && strcasecmp(t, "pubsub")) {
+                addReplyErrorFormat(c, "Unknown client type '%s'", t);
+                goto done;
+            }
+            if (strcasecmp(t, "normal")) {
+                addReplyVerbatim(c, "", 0, "txt");
+                goto done;
+            }
+            j++;
+        } else if (!strcasecmp(c->argv[j], "id") && moreargs >= 1) {
+            ids = dictCreate(&sdsKeyDictType);
+            for (j++; j < c->argc; j++) {
+                long long id;
+                if (!string2ll(c->argv[j], sdslen(c->argv[j]), &id) || id < 1) {
+                    addReplyError(c, "Invalid client ID");
+                    goto done;
+                }
+                sds key = sdsfromlonglong(id);
+                if (!dictAdd(ids, key, NULL)) sdsfree(key);
+            }
+        } else {
+            addReplyErrorSyntax(c);
+            goto done;
+        }
+    }
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *cl = ln->value;
+        if (ids) {
+            sds key = sdsfromlonglong((long long)cl->id);
+            int want = dictFind(ids, key) != NULL;
+            sdsfree(key);
+            if (!want) continue;
+        }
+        out = catClientInfoString(out, cl);
+        out = sdscatlen(out, "\n", 1);
+    }
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+done:
+    if (ids) dictRelease(ids);
+    sdsfree(out);
+}
+
+static void clientInfoCommand(client *c) {
+    sds o = catClientInfoString(sdsempty(), c);
+    o = sdscatlen(o, "\n", 1);
+    addReplyVerbatim(c, o, sdslen(o), "txt");
+    sdsfree(o);
+}
+
+/* CLIENT KILL <ip:port> (old form) or CLIENT KILL <filter> <value> ... */
+static void clientKillCommand(client *c) {
+    const char *addr = NULL, *laddr = NULL;
+    long long id = 0, maxage = 0;
+    int skipme = 1, type_normal = -1;
+    if (c->argc == 3) {
+        addr = c->argv[2];
+        skipme = 0;
+    } else if (c->argc > 3 && (c->argc % 2) == 0) {
+        for (int i = 2; i < c->argc; i += 2) {
+            const char *opt = c->argv[i];
+            sds val = c->argv[i + 1];
+            if (!strcasecmp(opt, "id")) {
+                if (!string2ll(val, sdslen(val), &id) || id <= 0) {
+                    addReplyError(c, "client-id should be greater than 0");
+                    return;
+                }
+            } else if (!strcasecmp(opt, "type")) {
+                if (!strcasecmp(val, "normal")) type_normal = 1;
+                else if (!strcasecmp(val, "master") || !strcasecmp(val, "replica") || !strcasecmp(val, "slave") ||
+                         !strcasecmp(val, "pubsub"))
+                    type_normal = 0;
+                else {
+                    addReplyErrorFormat(c, "Unknown client type '%s'", val);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "addr")) {
+                addr = val;
+            } else if (!strcasecmp(opt, "laddr")) {
+                laddr = val;
+            } else if (!strcasecmp(opt, "user")) {
+                if (strcmp(val, "default")) {
+                    addReplyErrorFormat(c, "No such user '%s'", val);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "skipme")) {
+                if (!strcasecmp(val, "yes")) skipme = 1;
+                else if (!strcasecmp(val, "no")) skipme = 0;
+                else {
+                    addReplyErrorSyntax(c);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "maxage")) {
+                if (!string2ll(val, sdslen(val), &maxage) || maxage < 0) {
+                    addReplyErrorSyntax(c);
+                    return;
+                }
+            } else {
+                addReplyErrorSyntax(c);
+                return;
+            }
+        }
+    } else {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    long long killed = 0;
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *cl = ln->value;
+        if (addr && strcmp(cl->addr, addr)) continue;
+        if (laddr && strcmp(cl->laddr, laddr)) continue;
+        if (id && cl->id != (uint64_t)id) continue;
+        if (type_normal == 0) continue;
+        if (maxage && (server.mstime_cache - cl->ctime) / 1000 < maxage) continue;
+        if (cl == c && skipme) continue;
+        if (cl == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(cl);
+        killed++;
+    }
+    if (c->argc == 3) {
+        if (killed == 0) addReplyError(c, "No such client");
+        else addReplyOk(c);
+    } else {
+        addReplyLongLong(c, killed);
+    }
+}
+
+static void clientSetInfoCommand(client *c) {
+    sds attr = c->argv[2], val = c->argv[3];
+    sds *dest;
+    if (!strcasecmp(attr, "lib-name")) dest = &c->lib_name;
+    else if (!strcasecmp(attr, "lib-ver")) dest = &c->lib_ver;
+    else {
+        addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
+        return;
+    }
+    if (!validateClientAttr(val, sdslen(val))) {
+        addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.",
+                            dest == &c->lib_name ? "lib-name" : "lib-ver");
+        return;
+    }
+    sdsfree(*dest);
+    *dest = sdslen(val) ? sdsdup(val) : NULL;
+    addReplyOk(c);
+}
+
+static void clientUnblockCommand(client *c) {
+    long long id;
+    int use_error = 0;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &id, NULL) != C_OK) return;
+    if (c->argc == 4) {
+        if (!strcasecmp(c->argv[3], "timeout")) use_error = 0;
+        else if (!strcasecmp(c->argv[3], "error")) use_error = 1;
+        else {
+            addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    } else if (c->argc > 4) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    client *target = id > 0 ? lookupClientByID((uint64_t)id) : NULL;
+    if (!target || !(target->flags & CLIENT_BLOCKED)) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    if (use_error) unblockClientOnError(target, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    else unblockClientOnTimeout(target);
+    addReplyLongLong(c, 1);
+}
+
+static void clientReplyCommand(client *c) {
+    if (!strcasecmp(c->argv[2], "on")) {
+        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        addReplyOk(c);
+    } else if (!strcasecmp(c->argv[2], "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (!strcasecmp(c->argv[2], "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        addReplyErrorSyntax(c);
+    }
+}
+
+static void clientOnOffFlagCommand(client *c, uint64_t flag) {
+    if (!strcasecmp(c->argv[2], "on")) c->flags |= flag;
+    else if (!strcasecmp(c->argv[2], "off")) c->flags &= ~flag;
+    else {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    addReplyOk(c);
+}
+
+static void clientNoEvictCommand(client *c) { clientOnOffFlagCommand(c, CLIENT_NO_EVICT); }
+
+/* casq has no LRU/LFU eviction, so NO-TOUCH has nothing to change; it is
+ * accepted with Redis's validation so clients that send it keep working. */
+static void clientNoTouchCommand(client *c) { clientOnOffFlagCommand(c, 0); }
+
+static void clientHelpCommand(client *c) {
+    static const char *help[] = {
+        "CACHING (YES|NO)",
+        "    Not supported by casq (client side caching).",
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "    * MAXAGE <maxage>",
+        "      Kill connections older than the specified age.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)",
+        "    Will not touch LRU/LFU stats when this mode is on.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+#define CLIENT_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
+#define CLIENT_CONN_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
+
+static struct redisCommand clientSubcommands[] = {
+    {"id", clientIdCommand, 2, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"setname", clientSetNameCommand, 3, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"getname", clientGetNameCommand, 2, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"list", clientListCommand, -2, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
+    {"info", clientInfoCommand, 2, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"kill", clientKillCommand, -3, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
+    {"setinfo", clientSetInfoCommand, 4, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"unblock", clientUnblockCommand, -3, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
+    {"reply", clientReplyCommand, 3, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
+    {"no-evict", clientNoEvictCommand, 3, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
+    {"no-touch", clientNoTouchCommand, 3, CLIENT_CONN_FLAGS | CMD_FAST, 0, 0, 0, "fast connection", NULL},
+    {"help", clientHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow connection", NULL},
+    {0},
+};
+
+struct redisCommand clientCommandTable[] = {
+    {"client", NULL, -2, 0, 0, 0, 0, "slow", clientSubcommands},
+    {0},
+};

@@ -1,0 +1,74 @@
+/* store.h -- where the state document lives (design.md §6).
+ *
+ * One small asynchronous interface, several backends. A store keeps one
+ * document and hands out an opaque *version token* with every load and
+ * successful write (the file store: a generation number it keeps next to the
+ * file; S3: the ETag). A write names the version it expects to replace and
+ * succeeds only if the stored document is still that version: a
+ * compare-and-set. Writing with expect_version == NULL means "create; fail if
+ * a document exists".
+ *
+ * Every callback runs on the main thread, from the libevent loop, never
+ * re-entrantly from inside the call that started the operation. At most one
+ * load or write is in flight per store at a time (the commit module
+ * guarantees it). */
+#ifndef CASQ_STORE_H
+#define CASQ_STORE_H
+
+#include <stddef.h>
+#include "sds.h"
+
+struct event_base;
+
+typedef enum storeStatus {
+    STORE_OK = 0,        /* done */
+    STORE_NOT_FOUND = 1, /* load: there is no document yet */
+    STORE_CONFLICT = 2,  /* write: the stored version is not the expected one
+                          * (another broker wrote it) */
+    STORE_ERROR = 3,     /* transient or permanent failure; the document is
+                          * unchanged as far as the store can tell (an unknown
+                          * outcome must be resolved by the store itself
+                          * before it reports, e.g. by re-reading) */
+} storeStatus;
+
+/* data/len: the document (valid only during the callback); version: the
+ * token to pass as expect_version next time; err: a message when status is
+ * STORE_ERROR (NULL otherwise). */
+typedef void storeLoadCallback(void *priv, storeStatus status, const char *data, size_t len,
+                               const char *version, const char *err);
+/* new_version: the token of the document just written (STORE_OK only). */
+typedef void storeWriteCallback(void *priv, storeStatus status, const char *new_version, const char *err);
+
+struct store;
+
+typedef struct storeType {
+    const char *name; /* "file", "s3" */
+    /* Parses the URL and settings, prepares (no I/O that can block for long).
+     * Returns 0 or -1 with *err set. */
+    int (*open)(struct store *st, const char *url, struct event_base *base, sds *err);
+    void (*load)(struct store *st, storeLoadCallback *cb, void *priv);
+    /* The store takes ownership of `data`. */
+    void (*write)(struct store *st, sds data, const char *expect_version, storeWriteCallback *cb, void *priv);
+    /* Appends "field:value\r\n" lines for INFO persistence (no secrets). */
+    sds (*info)(struct store *st, sds s);
+    /* Waits for anything in flight, frees everything. */
+    void (*close)(struct store *st);
+} storeType;
+
+typedef struct store {
+    const storeType *type;    /* backend */
+    sds url;                  /* as configured, e.g. file:///var/lib/casq/queue.json */
+    sds location;             /* human readable location for logs (path, or s3://bucket/key @ endpoint) */
+    struct event_base *base;  /* loop the callbacks run on */
+    void *state;              /* backend private */
+} store;
+
+/* Picks the backend from the URL's scheme ("file://", "s3://", or a plain
+ * path meaning file), opens it. NULL with *err set on failure. */
+store *storeOpen(const char *url, struct event_base *base, sds *err);
+void storeClose(store *st);
+
+extern const storeType fileStoreType;
+extern const storeType s3StoreType;
+
+#endif

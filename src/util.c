@@ -1,0 +1,225 @@
+/* util.c -- argument parsing helpers that reply on error, and glob
+ * matching (KEYS, SCAN MATCH, CONFIG GET, COMMAND LIST PATTERN). */
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ========================================================================
+ * Numbers from arguments
+ * ===================================================================== */
+
+int getLongLongFromObjectOrReply(client *c, sds o, long long *target, const char *msg) {
+    long long v;
+    if (!string2ll(o, sdslen(o), &v)) {
+        if (msg) addReplyError(c, msg);
+        else addReplyErrorNotInteger(c);
+        return C_ERR;
+    }
+    *target = v;
+    return C_OK;
+}
+
+int getLongFromObjectOrReply(client *c, sds o, long *target, const char *msg) {
+    long long v;
+    if (getLongLongFromObjectOrReply(c, o, &v, msg) != C_OK) return C_ERR;
+    if (v < LONG_MIN || v > LONG_MAX) {
+        if (msg) addReplyError(c, msg);
+        else addReplyError(c, "value is out of range");
+        return C_ERR;
+    }
+    *target = (long)v;
+    return C_OK;
+}
+
+int getRangeLongFromObjectOrReply(client *c, sds o, long min, long max, long *target, const char *msg) {
+    if (getLongFromObjectOrReply(c, o, target, msg) != C_OK) return C_ERR;
+    if (*target < min || *target > max) {
+        if (msg) addReplyError(c, msg);
+        else addReplyErrorFormat(c, "value is out of range, value must between %ld and %ld", min, max);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+int getPositiveLongFromObjectOrReply(client *c, sds o, long *target, const char *msg) {
+    if (msg) return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target, msg);
+    return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target, "value is out of range, must be positive");
+}
+
+int getUnsignedLongLongFromObjectOrReply(client *c, sds o, unsigned long long *target, const char *msg) {
+    unsigned long long v;
+    if (!string2ull(o, sdslen(o), &v)) {
+        if (msg) addReplyError(c, msg);
+        else addReplyErrorNotInteger(c);
+        return C_ERR;
+    }
+    *target = v;
+    return C_OK;
+}
+
+/* Parses a blocking timeout (milliseconds, or seconds with decimals when
+ * unit_seconds) into an absolute Unix time in ms; 0 means block forever.
+ * Errors are Redis's. */
+int getTimeoutFromObjectOrReply(client *c, sds o, long long *timeout_ms, int unit_seconds) {
+    long long tval;
+    if (unit_seconds) {
+        char *end;
+        errno = 0;
+        long double ftval = strtold(o, &end);
+        if (sdslen(o) == 0 || *end != '\0' || errno == ERANGE || isnan((double)ftval)) {
+            addReplyError(c, "timeout is not a float or out of range");
+            return C_ERR;
+        }
+        if (ftval < 0) {
+            addReplyError(c, "timeout is negative");
+            return C_ERR;
+        }
+        long double ms = ftval * 1000.0L;
+        if (ms > (long double)LLONG_MAX) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        tval = (long long)ceill(ms);
+    } else {
+        if (getLongLongFromObjectOrReply(c, o, &tval, "timeout is not an integer or out of range") != C_OK)
+            return C_ERR;
+        if (tval < 0) {
+            addReplyError(c, "timeout is negative");
+            return C_ERR;
+        }
+    }
+    if (tval > 0) {
+        if (tval > LLONG_MAX - commandTimeSnapshot()) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        tval += commandTimeSnapshot();
+    }
+    *timeout_ms = tval;
+    return C_OK;
+}
+
+/* ========================================================================
+ * Glob-style matching, Redis semantics: * ? [abc] [^a] [a-z] and \x
+ * ===================================================================== */
+
+static int stringmatchlenImpl(const char *pattern, int patternLen, const char *string, int stringLen, int nocase,
+                              int *skipLongerMatches, int nesting) {
+    /* Guard against patterns like "*****...": deep recursion. */
+    if (nesting > 1000) return 0;
+    while (patternLen && stringLen) {
+        switch (pattern[0]) {
+        case '*':
+            while (patternLen && pattern[1] == '*') {
+                pattern++;
+                patternLen--;
+            }
+            if (patternLen == 1) return 1; /* match */
+            while (stringLen) {
+                if (stringmatchlenImpl(pattern + 1, patternLen - 1, string, stringLen, nocase, skipLongerMatches,
+                                       nesting + 1))
+                    return 1;
+                if (*skipLongerMatches) return 0;
+                string++;
+                stringLen--;
+            }
+            /* No match for the rest of the string: longer prefixes of '*'
+             * cannot help either. */
+            *skipLongerMatches = 1;
+            return 0;
+        case '?':
+            string++;
+            stringLen--;
+            break;
+        case '[': {
+            int not, match;
+            pattern++;
+            patternLen--;
+            not = pattern[0] == '^';
+            if (not) {
+                pattern++;
+                patternLen--;
+            }
+            match = 0;
+            for (;;) {
+                if (pattern[0] == '\\' && patternLen >= 2) {
+                    pattern++;
+                    patternLen--;
+                    if (pattern[0] == string[0]) match = 1;
+                } else if (pattern[0] == ']') {
+                    break;
+                } else if (patternLen == 0) {
+                    pattern--;
+                    patternLen++;
+                    break;
+                } else if (patternLen >= 3 && pattern[1] == '-') {
+                    int start = (unsigned char)pattern[0];
+                    int end = (unsigned char)pattern[2];
+                    int c = (unsigned char)string[0];
+                    if (start > end) {
+                        int t = start;
+                        start = end;
+                        end = t;
+                    }
+                    if (nocase) {
+                        start = tolower(start);
+                        end = tolower(end);
+                        c = tolower(c);
+                    }
+                    pattern += 2;
+                    patternLen -= 2;
+                    if (c >= start && c <= end) match = 1;
+                } else {
+                    if (!nocase) {
+                        if (pattern[0] == string[0]) match = 1;
+                    } else {
+                        if (tolower((unsigned char)pattern[0]) == tolower((unsigned char)string[0])) match = 1;
+                    }
+                }
+                pattern++;
+                patternLen--;
+            }
+            if (not) match = !match;
+            if (!match) return 0; /* no match */
+            string++;
+            stringLen--;
+            break;
+        }
+        case '\\':
+            if (patternLen >= 2) {
+                pattern++;
+                patternLen--;
+            }
+            /* fall through */
+        default:
+            if (!nocase) {
+                if (pattern[0] != string[0]) return 0;
+            } else {
+                if (tolower((unsigned char)pattern[0]) != tolower((unsigned char)string[0])) return 0;
+            }
+            string++;
+            stringLen--;
+            break;
+        }
+        pattern++;
+        patternLen--;
+        if (stringLen == 0) {
+            while (patternLen && *pattern == '*') {
+                pattern++;
+                patternLen--;
+            }
+            break;
+        }
+    }
+    return patternLen == 0 && stringLen == 0;
+}
+
+int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase) {
+    int skip = 0;
+    return stringmatchlenImpl(pattern, patternLen, string, stringLen, nocase, &skip, 0);
+}
