@@ -252,7 +252,7 @@ void addReplyOk(client *c) { addReply(c, "+OK\r\n", 5); }
 /* Error replies also feed INFO errorstats and the failed-calls counter. */
 static void afterErrorReply(client *c, const char *s, size_t len) {
     server.stat_total_error_replies++;
-    if (c->cmd && !(c->flags & CLIENT_REEXECUTING)) c->cmd->failed_calls++;
+    if (c->cmd && server.in_call) c->cmd->failed_calls++;
     /* The error code is the first word (e.g. "ERR", "WRONGTYPE"). */
     size_t n = 0;
     if (len && s[0] == '-') {
@@ -288,17 +288,12 @@ static void addReplyErrorLength(client *c, const char *s, size_t len) {
     afterErrorReply(c, s, len);
 }
 
+/* As in Redis: a message that starts with '-' carries its own error code
+ * ("-NOGROUP ..."); anything else gets the generic "ERR ". */
 void addReplyError(client *c, const char *err) {
-    /* Messages without an upper-case code get Redis's generic "ERR ". */
     size_t len = strlen(err);
     if (len && err[0] == '-') {
         addReplyErrorLength(c, err + 1, len - 1);
-        return;
-    }
-    size_t i = 0;
-    while (i < len && err[i] >= 'A' && err[i] <= 'Z') i++;
-    if (i > 0 && i < len && err[i] == ' ') {
-        addReplyErrorLength(c, err, len);
         return;
     }
     sds s = sdscatlen(sdsnew("ERR "), err, len);
@@ -478,7 +473,7 @@ void addReplyHelp(client *c, const char **help) {
     blen++;
     for (const char **h = help; *h; h++, blen++) addReplyStatus(c, *h);
     addReplyStatus(c, "HELP");
-    addReplyStatus(c, "    Print this help.");
+    addReplyStatus(c, "    Prints this help.");
     blen += 2;
     setDeferredArrayLen(c, blenp, blen);
 }
@@ -1303,7 +1298,7 @@ static struct redisCommand clientSubcommands[] = {
     {"unblock", clientUnblockCommand, -3, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
     {"reply", clientReplyCommand, 3, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
     {"no-evict", clientNoEvictCommand, 3, CLIENT_FLAGS, 0, 0, 0, "admin slow dangerous connection", NULL},
-    {"no-touch", clientNoTouchCommand, 3, CLIENT_CONN_FLAGS | CMD_FAST, 0, 0, 0, "fast connection", NULL},
+    {"no-touch", clientNoTouchCommand, 3, CLIENT_CONN_FLAGS, 0, 0, 0, "slow connection", NULL},
     {"help", clientHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow connection", NULL},
     {0},
 };

@@ -262,6 +262,10 @@ int processCommand(client *c) {
         rejectCommand(c, "-NOAUTH Authentication required.");
         return C_OK;
     }
+    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+        rejectCommand(c, "-LOADING casq is loading the state document");
+        return C_OK;
+    }
     if ((c->flags & CLIENT_MULTI) && !isMultiControlCommand(c->cmd)) {
         if (c->cmd->flags & CMD_NO_MULTI) {
             c->cmd->rejected_calls++;
@@ -442,7 +446,7 @@ static void shutdownCommand(client *c) {
 
 struct redisCommand serverCommandTable[] = {
     {"ping", pingCommand, -1, CMD_FAST, 0, 0, 0, "fast connection", NULL},
-    {"echo", echoCommand, 2, CMD_FAST, 0, 0, 0, "fast connection", NULL},
+    {"echo", echoCommand, 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "fast connection", NULL},
     {"quit", quitCommand, -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH, 0, 0,
      0, "fast connection", NULL},
     {"reset", resetCommand, 1,

@@ -80,8 +80,9 @@ typedef struct robj {
 typedef struct redisDb {
     dict *keys;           /* sds key -> robj* (the keyspace) */
     dict *expires;        /* sds key (not owned, shared with keys) -> (void*)(intptr_t)unix ms */
-    dict *blocking_keys;  /* sds key -> list of clients blocked on it */
-    dict *watched_keys;   /* sds key -> list of clients WATCHing it */
+    dict *blocking_keys;  /* sds key (owned) -> blocked.c's waiters for it */
+    dict *watched_keys;   /* sds key (owned) -> list of multi.c's watchedKey*,
+                           * one per client WATCHing it */
     int id;               /* index, 0..databases-1 */
     uint64_t del_seq;     /* change_seq of the last key removal in this db:
                            * a read of a missing key depends on it */
@@ -368,6 +369,8 @@ typedef struct redisServer {
     dict *errors;                /* error prefix -> count (INFO errorstats) */
     long long stat_peak_memory;
     int blocked_clients;         /* clients in CLIENT_BLOCKED */
+    int loading;                 /* (re)loading the document: commands
+                                  * without CMD_LOADING get -LOADING */
     struct store *store;         /* where the document lives (store.h) */
     struct commitState *commit;  /* group commit state (commit.h) */
     /* --- INFO (info.c, config.c) --- */
@@ -496,6 +499,9 @@ int stringmatchlen(const char *pattern, int patternLen, const char *string, int 
  * lazily. */
 robj *lookupKeyRead(client *c, redisDb *db, sds key);
 robj *lookupKeyWrite(client *c, redisDb *db, sds key);
+/* ...OrReply: when the key is missing, reply `reply` (raw protocol, e.g.
+ * "-ERR no such key\r\n", counted as an error if it starts with '-'), or the
+ * protocol's null if reply is NULL. */
 robj *lookupKeyReadOrReply(client *c, sds key, const char *reply);
 robj *lookupKeyWriteOrReply(client *c, sds key, const char *reply);
 void dbAdd(redisDb *db, sds key, robj *val);      /* key is copied */
@@ -506,6 +512,7 @@ long long getExpire(redisDb *db, sds key);        /* -1 if none */
 void setExpire(redisDb *db, sds key, long long when_ms);
 int removeExpire(redisDb *db, sds key);
 int expireIfNeeded(redisDb *db, sds key);         /* 1 if it was expired */
+int keyIsExpired(redisDb *db, sds key);           /* by the command's time */
 void activeExpireCycle(void);
 /* Every change to a key goes through here: bumps server.change_seq and
  * server.dirty, stamps the key and db, invalidates WATCHes. `o` is the
@@ -520,6 +527,18 @@ robj *createStreamObject(void);
 void freeObject(robj *o);
 int selectDb(client *c, int id);
 const char *typeName(robj *o);
+void initDbs(void);                               /* allocates server.db */
+void freeDbs(void);                               /* at exit, clients gone */
+/* Commands (rows of dbCommandTable in db.c; the TTL ones live in expire.c) */
+void expireCommand(client *c);
+void pexpireCommand(client *c);
+void expireatCommand(client *c);
+void pexpireatCommand(client *c);
+void ttlCommand(client *c);
+void pttlCommand(client *c);
+void expiretimeCommand(client *c);
+void pexpiretimeCommand(client *c);
+void persistCommand(client *c);
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)

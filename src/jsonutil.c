@@ -1,0 +1,263 @@
+/* jsonutil.c -- byte strings, base64, IDs and counters in the state
+ * document's JSON (see jsonutil.h and docs/state-format.md). */
+#include "jsonutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+/* ========================================================================
+ * Writing
+ * ===================================================================== */
+
+int jsonIsPlainText(const unsigned char *p, size_t len) {
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            if (c == 0) return 0;
+            i++;
+            continue;
+        }
+        size_t need;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            return 0; /* continuation byte, overlong lead (C0/C1) or > F4 */
+        }
+        if (len - i <= need) return 0; /* truncated sequence */
+        for (size_t k = 1; k <= need; k++) {
+            unsigned char cc = p[i + k];
+            if ((cc & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        /* Overlong forms, surrogates, beyond Unicode. */
+        if (need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+        if (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+sds jsonCatString(sds out, const char *p, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    out = sdsMakeRoomFor(out, len + 2);
+    out = sdscatlen(out, "\"", 1);
+    size_t run = 0; /* start of the pending run of bytes needing no escape */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (i > run) out = sdscatlen(out, p + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        size_t elen = 2;
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            elen = 6;
+        }
+        out = sdscatlen(out, esc, elen);
+    }
+    if (len > run) out = sdscatlen(out, p + run, len - run);
+    return sdscatlen(out, "\"", 1);
+}
+
+sds base64Encode(sds out, const unsigned char *p, size_t len) {
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t olen = (len + 2) / 3 * 4;
+    out = sdsMakeRoomFor(out, olen);
+    char *d = out + sdslen(out);
+    size_t i = 0;
+    for (; i + 2 < len; i += 3) {
+        uint32_t v = ((uint32_t)p[i] << 16) | ((uint32_t)p[i + 1] << 8) | p[i + 2];
+        *d++ = tab[(v >> 18) & 63];
+        *d++ = tab[(v >> 12) & 63];
+        *d++ = tab[(v >> 6) & 63];
+        *d++ = tab[v & 63];
+    }
+    if (i < len) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < len) v |= (uint32_t)p[i + 1] << 8;
+        *d++ = tab[(v >> 18) & 63];
+        *d++ = tab[(v >> 12) & 63];
+        *d++ = i + 1 < len ? tab[(v >> 6) & 63] : '=';
+        *d++ = '=';
+    }
+    sdsIncrLen(out, olen);
+    return out;
+}
+
+static int base64Value(unsigned char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+sds base64Decode(const char *s, size_t len) {
+    if (len % 4) return NULL;
+    sds out = sdsMakeRoomFor(sdsempty(), len / 4 * 3);
+    for (size_t i = 0; i < len; i += 4) {
+        int v[4], pad = 0;
+        for (int k = 0; k < 4; k++) {
+            unsigned char c = (unsigned char)s[i + k];
+            if (c == '=' && i + 4 == len && k >= 2) {
+                v[k] = 0;
+                pad++;
+                continue;
+            }
+            if (pad) goto bad; /* data after padding */
+            v[k] = base64Value(c);
+            if (v[k] < 0) goto bad;
+        }
+        uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) | (uint32_t)v[3];
+        unsigned char b[3] = {(unsigned char)(w >> 16), (unsigned char)(w >> 8), (unsigned char)w};
+        /* Non-canonical encodings (stray bits in the padding) are refused. */
+        if ((pad == 1 && (w & 0xFF)) || (pad == 2 && (w & 0xFFFF))) goto bad;
+        out = sdscatlen(out, b, (size_t)(3 - pad));
+    }
+    return out;
+bad:
+    sdsfree(out);
+    return NULL;
+}
+
+sds jsonCatBytes(sds out, const char *p, size_t len) {
+    if (jsonIsPlainText((const unsigned char *)p, len)) return jsonCatString(out, p, len);
+    out = sdscatlen(out, "{\"base64\":\"", 11);
+    out = base64Encode(out, (const unsigned char *)p, len);
+    return sdscatlen(out, "\"}", 2);
+}
+
+sds jsonCatStreamID(sds out, const streamID *id) {
+    char buf[48];
+    buf[0] = '"';
+    int n = 1 + ull2string(buf + 1, sizeof(buf) - 1, id->ms);
+    buf[n++] = '-';
+    n += ull2string(buf + n, sizeof(buf) - (size_t)n, id->seq);
+    buf[n++] = '"';
+    return sdscatlen(out, buf, (size_t)n);
+}
+
+#define JSON_MAX_EXACT 9007199254740992ULL /* 2^53 */
+
+sds jsonCatU64(sds out, uint64_t v) {
+    char buf[24];
+    int n = ull2string(buf, sizeof(buf), v);
+    if (v <= JSON_MAX_EXACT) return sdscatlen(out, buf, (size_t)n);
+    out = sdscatlen(out, "\"", 1);
+    out = sdscatlen(out, buf, (size_t)n);
+    return sdscatlen(out, "\"", 1);
+}
+
+sds jsonCatI64(sds out, int64_t v) {
+    char buf[24];
+    int n = ll2string(buf, sizeof(buf), v);
+    if (v <= (int64_t)JSON_MAX_EXACT && v >= -(int64_t)JSON_MAX_EXACT) return sdscatlen(out, buf, (size_t)n);
+    out = sdscatlen(out, "\"", 1);
+    out = sdscatlen(out, buf, (size_t)n);
+    return sdscatlen(out, "\"", 1);
+}
+
+/* ========================================================================
+ * Reading
+ * ===================================================================== */
+
+static int readError(sds *err, const char *what, const char *problem) {
+    if (err) *err = sdscatprintf(sdsempty(), "%s: %s", what, problem);
+    return C_ERR;
+}
+
+int jsonGetBytes(const cJSON *item, sds *out, const char *what, sds *err) {
+    if (cJSON_IsString(item)) {
+        const char *s = item->valuestring;
+        *out = sdsnewlen(s, strlen(s));
+        return C_OK;
+    }
+    if (cJSON_IsObject(item)) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(item, "base64");
+        if (!cJSON_IsString(b) || cJSON_GetArraySize(item) != 1)
+            return readError(err, what, "expected a string or {\"base64\": \"...\"}");
+        sds d = base64Decode(b->valuestring, strlen(b->valuestring));
+        if (!d) return readError(err, what, "invalid base64");
+        *out = d;
+        return C_OK;
+    }
+    return readError(err, what, "expected a string or {\"base64\": \"...\"}");
+}
+
+/* Strict unsigned decimal: digits only, no sign, no leading zeros. */
+static int parseU64(const char *s, size_t len, uint64_t *v) {
+    unsigned long long u;
+    if (!string2ull(s, len, &u)) return 0;
+    *v = u;
+    return 1;
+}
+
+int streamIDFromString(const char *s, size_t len, streamID *id) {
+    const char *dash = memchr(s, '-', len);
+    if (!dash) return 0;
+    size_t mslen = (size_t)(dash - s);
+    return parseU64(s, mslen, &id->ms) && parseU64(dash + 1, len - mslen - 1, &id->seq);
+}
+
+int jsonGetStreamID(const cJSON *item, streamID *id, const char *what, sds *err) {
+    if (!cJSON_IsString(item)) return readError(err, what, "expected an ID string \"<ms>-<seq>\"");
+    const char *s = item->valuestring;
+    if (!streamIDFromString(s, strlen(s), id)) return readError(err, what, "malformed ID (expected \"<ms>-<seq>\")");
+    return C_OK;
+}
+
+int jsonGetU64(const cJSON *item, uint64_t *v, const char *what, sds *err) {
+    if (cJSON_IsString(item)) {
+        const char *s = item->valuestring;
+        if (!parseU64(s, strlen(s), v)) return readError(err, what, "malformed unsigned integer");
+        return C_OK;
+    }
+    if (!cJSON_IsNumber(item)) return readError(err, what, "expected a non-negative integer");
+    double d = item->valuedouble;
+    if (!(d >= 0) || d > (double)JSON_MAX_EXACT || floor(d) != d)
+        return readError(err, what, "expected a non-negative integer (values above 2^53 must be strings)");
+    *v = (uint64_t)d;
+    return C_OK;
+}
+
+int jsonGetI64(const cJSON *item, int64_t *v, const char *what, sds *err) {
+    if (cJSON_IsString(item)) {
+        const char *s = item->valuestring;
+        long long ll;
+        if (!string2ll(s, strlen(s), &ll)) return readError(err, what, "malformed integer");
+        *v = ll;
+        return C_OK;
+    }
+    if (!cJSON_IsNumber(item)) return readError(err, what, "expected an integer");
+    double d = item->valuedouble;
+    if (!(d >= -(double)JSON_MAX_EXACT && d <= (double)JSON_MAX_EXACT) || floor(d) != d)
+        return readError(err, what, "expected an integer (values beyond 2^53 must be strings)");
+    *v = (int64_t)d;
+    return C_OK;
+}

@@ -1,0 +1,2006 @@
+/* t_stream.c -- the stream type: entries, XADD XLEN XRANGE XREVRANGE XDEL
+ * XTRIM XREAD/XREADGROUP XSETID XINFO, ID parsing, and the streams' part
+ * of the state document.
+ *
+ * Replies, errors and edge cases follow Redis 7.2 (plus XREAD's "+" from
+ * 7.4); consumer group commands live in t_stream_group.c.
+ *
+ * ------------------------------------------------------------------------
+ * Node encoding
+ * ------------------------------------------------------------------------
+ * Entries are packed in nodes (streamNode) indexed by master ID. A node's
+ * data is a sequence of live entries:
+ *
+ *   varint  ms-delta      id.ms - master.ms
+ *   varint  seq           id.seq - master.seq if ms-delta is 0, else id.seq
+ *   varint  nf            numfields << 1 | samefields
+ *   fields  samefields ? nothing : numfields x (varint len, bytes)  -- names
+ *           (names and values interleave when names are present)
+ *   values  numfields x (varint len, bytes)
+ *   backlen the entry's length so far, as a varint readable backwards
+ *
+ * samefields means the entry's field names are the node's master fields
+ * (the first entry's), as Redis compresses them. Deleting an entry removes
+ * its bytes (Redis only flags them), so scans never meet tombstones.
+ *
+ * When to start a new node follows Redis's rule exactly -- a new listpack
+ * once it holds stream-node-max-entries entries (deleted ones included) or
+ * would reach stream-node-max-bytes -- using the size a Redis listpack
+ * would have (emulated byte for byte from listpack's encoding, kept in
+ * lp_fixed/lp_entries). So node boundaries, and with them what "~"
+ * trimming removes and XINFO's radix-tree-keys, match Redis for a stream
+ * built by the same commands. They can differ after a restart (nodes are
+ * rebuilt from the surviving entries) or after CONFIG SET of the node
+ * limits.
+ * --------------------------------------------------------------------- */
+#include "t_stream.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jsonutil.h"
+
+/* Streams larger than this per entry are refused, like Redis. */
+#define STREAM_LISTPACK_MAX_SIZE (1 << 30)
+/* Commands taking many IDs avoid a malloc below this many. */
+#define STREAMID_STATIC_VECTOR_LEN 8
+
+/* ========================================================================
+ * Varints
+ * ===================================================================== */
+
+static inline int varintLen(uint64_t v) {
+    int n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline unsigned char *varintPut(unsigned char *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+static inline uint64_t varintGet(const unsigned char **pp) {
+    const unsigned char *p = *pp;
+    uint64_t v = 0;
+    int shift = 0;
+    while (*p & 0x80) {
+        v |= (uint64_t)(*p++ & 0x7F) << shift;
+        shift += 7;
+    }
+    v |= (uint64_t)*p++ << shift;
+    *pp = p;
+    return v;
+}
+
+/* A varint read from its last byte backwards: the last byte holds the low
+ * 7 bits, the high bit of a byte says "more bytes before me". */
+static inline unsigned char *revVarintPut(unsigned char *p, uint64_t v) {
+    int len = varintLen(v);
+    for (int i = 0; i < len; i++) {
+        unsigned char b = (unsigned char)((v >> (7 * i)) & 0x7F);
+        if (i < len - 1) b |= 0x80;
+        p[len - 1 - i] = b;
+    }
+    return p + len;
+}
+
+static inline uint64_t revVarintGet(const unsigned char *end, int *len) {
+    uint64_t v = 0;
+    int i = 0;
+    const unsigned char *p = end - 1;
+    for (;;) {
+        unsigned char b = *p;
+        v |= (uint64_t)(b & 0x7F) << (7 * i);
+        i++;
+        if (!(b & 0x80)) break;
+        p--;
+    }
+    *len = i;
+    return v;
+}
+
+/* ========================================================================
+ * Emulated Redis listpack sizes (for Redis's node split rule)
+ * ===================================================================== */
+
+/* Bytes of listpack's back-length field for an element of l bytes. */
+static inline size_t lpBacklenSize(size_t l) {
+    if (l <= 127) return 1;
+    if (l < 16383) return 2;
+    if (l < 2097151) return 3;
+    if (l < 268435455) return 4;
+    return 5;
+}
+
+/* Size of an integer element (encoding + back-length). */
+static size_t lpIntSize(int64_t v) {
+    size_t enc;
+    if (v >= 0 && v <= 127) enc = 1;
+    else if (v >= -4096 && v <= 4095) enc = 2;
+    else if (v >= -32768 && v <= 32767) enc = 3;
+    else if (v >= -8388608 && v <= 8388607) enc = 4;
+    else if (v >= -2147483648LL && v <= 2147483647LL) enc = 5;
+    else enc = 9;
+    return enc + lpBacklenSize(enc);
+}
+
+/* Size of a string element: listpack stores canonical integers as such. */
+static size_t lpStrSize(const char *s, size_t len) {
+    long long v;
+    if (len > 0 && len < LONG_STR_SIZE && string2ll(s, len, &v)) return lpIntSize(v);
+    size_t enc = len + (len < 64 ? 1 : len < 4096 ? 2 : 5);
+    return enc + lpBacklenSize(enc);
+}
+
+static inline size_t nodeLpBytes(const streamNode *n) {
+    return (size_t)n->lp_fixed + lpIntSize(n->count) + lpIntSize(n->deleted) + n->lp_entries;
+}
+
+/* ========================================================================
+ * Nodes
+ * ===================================================================== */
+
+static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields) {
+    streamNode *n = zcalloc(sizeof(*n));
+    n->master_id = *master;
+    n->last_id = *master;
+    size_t mlen = (size_t)varintLen((uint64_t)numfields);
+    size_t lp = 7 + lpIntSize(numfields) + lpIntSize(0);
+    for (int64_t i = 0; i < numfields; i++) {
+        size_t fl = sdslen(argv[i * 2]);
+        mlen += (size_t)varintLen(fl) + fl;
+        lp += lpStrSize(argv[i * 2], fl);
+    }
+    n->master_fields = zmalloc(mlen);
+    unsigned char *p = varintPut(n->master_fields, (uint64_t)numfields);
+    for (int64_t i = 0; i < numfields; i++) {
+        size_t fl = sdslen(argv[i * 2]);
+        p = varintPut(p, fl);
+        memcpy(p, argv[i * 2], fl);
+        p += fl;
+    }
+    n->lp_fixed = (uint32_t)lp;
+    return n;
+}
+
+static void nodeInvalidateJSON(streamNode *n) {
+    if (n->json) sdsfree(n->json);
+    n->json = NULL;
+    n->json_off = 0;
+}
+
+static void nodeFree(void *ptr) {
+    streamNode *n = ptr;
+    zfree(n->data);
+    zfree(n->master_fields);
+    if (n->json) sdsfree(n->json);
+    zfree(n);
+}
+
+/* Called when a node stops being the tail: give back growth slack. */
+static void nodeShrinkToFit(streamNode *n) {
+    if (n->alloc > n->used && n->used) {
+        n->data = zrealloc(n->data, n->used);
+        n->alloc = n->used;
+    }
+}
+
+/* 1 if the entry's field names equal the node's master fields. */
+static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
+    const unsigned char *p = n->master_fields;
+    if ((int64_t)varintGet(&p) != numfields) return 0;
+    for (int64_t i = 0; i < numfields; i++) {
+        size_t len = (size_t)varintGet(&p);
+        if (len != sdslen(argv[i * 2]) || memcmp(p, argv[i * 2], len) != 0) return 0;
+        p += len;
+    }
+    return 1;
+}
+
+static void nodeReserve(streamNode *n, size_t need) {
+    if ((size_t)n->used + need <= n->alloc) return;
+    size_t want = n->alloc ? (size_t)n->alloc * 2 : 256;
+    while (want < (size_t)n->used + need) want *= 2;
+    n->data = zrealloc(n->data, want);
+    n->alloc = (uint32_t)want;
+}
+
+static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields, int same) {
+    uint64_t msd = id->ms - n->master_id.ms;
+    uint64_t seq = msd == 0 ? id->seq - n->master_id.seq : id->seq;
+    uint64_t nf = ((uint64_t)numfields << 1) | (uint64_t)(same != 0);
+    size_t body = (size_t)varintLen(msd) + (size_t)varintLen(seq) + (size_t)varintLen(nf);
+    for (int64_t i = 0; i < numfields; i++) {
+        size_t fl = sdslen(argv[i * 2]), vl = sdslen(argv[i * 2 + 1]);
+        if (!same) body += (size_t)varintLen(fl) + fl;
+        body += (size_t)varintLen(vl) + vl;
+    }
+    nodeReserve(n, body + (size_t)varintLen(body));
+    unsigned char *start = n->data + n->used, *p = start;
+    p = varintPut(p, msd);
+    p = varintPut(p, seq);
+    p = varintPut(p, nf);
+    for (int64_t i = 0; i < numfields; i++) {
+        if (!same) {
+            size_t fl = sdslen(argv[i * 2]);
+            p = varintPut(p, fl);
+            memcpy(p, argv[i * 2], fl);
+            p += fl;
+        }
+        size_t vl = sdslen(argv[i * 2 + 1]);
+        p = varintPut(p, vl);
+        memcpy(p, argv[i * 2 + 1], vl);
+        p += vl;
+    }
+    p = revVarintPut(p, body);
+    n->used += (uint32_t)(p - start);
+}
+
+/* Decodes the entry at off: its ID, field count, whether it uses the
+ * master fields, and where its fields start. Returns the offset after it. */
+static uint32_t nodeParseEntry(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, int *same,
+                               const unsigned char **fields) {
+    const unsigned char *start = n->data + off, *p = start;
+    uint64_t msd = varintGet(&p);
+    uint64_t seq = varintGet(&p);
+    uint64_t nf = varintGet(&p);
+    id->ms = n->master_id.ms + msd;
+    id->seq = msd == 0 ? n->master_id.seq + seq : seq;
+    int64_t cnt = (int64_t)(nf >> 1);
+    int sf = (int)(nf & 1);
+    if (numfields) *numfields = cnt;
+    if (same) *same = sf;
+    if (fields) *fields = p;
+    for (int64_t i = 0; i < cnt; i++) {
+        if (!sf) {
+            uint64_t l = varintGet(&p);
+            p += l;
+        }
+        uint64_t l = varintGet(&p);
+        p += l;
+    }
+    size_t body = (size_t)(p - start);
+    return off + (uint32_t)(body + (size_t)varintLen(body));
+}
+
+/* Offset of the entry that ends at `end`. */
+static uint32_t nodeEntryStartBefore(const streamNode *n, uint32_t end) {
+    int blen;
+    uint64_t body = revVarintGet(n->data + end, &blen);
+    return end - (uint32_t)blen - (uint32_t)body;
+}
+
+/* ID of the node's last live entry (the node must not be empty). */
+static void nodeLastEntryID(const streamNode *n, streamID *id) {
+    uint32_t off = nodeEntryStartBefore(n, n->used);
+    nodeParseEntry(n, off, id, NULL, NULL, NULL);
+}
+
+static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseEntry(n, 0, id, NULL, NULL, NULL); }
+
+/* Removes the bytes [from, to) holding `entries` entries. */
+static void nodeRemoveRange(streamNode *n, uint32_t from, uint32_t to, uint32_t entries) {
+    memmove(n->data + from, n->data + to, n->used - to);
+    n->used -= to - from;
+    n->count -= entries;
+    n->deleted += entries;
+    nodeInvalidateJSON(n);
+}
+
+/* Appends the JSON of the entries in [from, n->used). */
+static sds nodeCatEntriesJSON(sds out, const streamNode *n, uint32_t from, int comma) {
+    uint32_t off = from;
+    while (off < n->used) {
+        streamID id;
+        int64_t nf;
+        int same;
+        const unsigned char *p, *mf = n->master_fields;
+        uint32_t next = nodeParseEntry(n, off, &id, &nf, &same, &p);
+        if (same) varintGet(&mf);
+        if (comma) out = sdscatlen(out, ",", 1);
+        comma = 1;
+        out = sdscatlen(out, "[", 1);
+        out = jsonCatStreamID(out, &id);
+        for (int64_t i = 0; i < nf; i++) {
+            const unsigned char **fp = same ? &mf : &p;
+            size_t fl = (size_t)varintGet(fp);
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatBytes(out, (const char *)*fp, fl);
+            *fp += fl;
+            size_t vl = (size_t)varintGet(&p);
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatBytes(out, (const char *)p, vl);
+            p += vl;
+        }
+        out = sdscatlen(out, "]", 1);
+        off = next;
+    }
+    return out;
+}
+
+/* Brings the node's JSON cache up to date (only the entries appended since
+ * the last call are encoded). */
+static void nodeRefreshJSON(streamNode *n, int is_tail) {
+    if (!n->json) {
+        n->json = sdsempty();
+        n->json_off = 0;
+    }
+    if (n->json_off < n->used) {
+        n->json = nodeCatEntriesJSON(n->json, n, n->json_off, n->json_off != 0);
+        n->json_off = n->used;
+    }
+    if (!is_tail && sdsavail(n->json)) n->json = sdsRemoveFreeSpace(n->json);
+}
+
+/* ========================================================================
+ * Streams
+ * ===================================================================== */
+
+stream *streamNew(void) {
+    stream *s = zcalloc(sizeof(*s));
+    idtreeInit(&s->nodes);
+    return s;
+}
+
+void freeStream(stream *s) {
+    if (!s) return;
+    idtreeClear(&s->nodes, nodeFree);
+    for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
+    zfree(s->cgroups);
+    zfree(s);
+}
+
+unsigned long streamLength(const robj *o) { return ((const stream *)o->ptr)->length; }
+
+size_t streamMemoryUsage(const stream *s) {
+    size_t sum = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes);
+    idtreeIter it;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
+        sum += zmalloc_size(n) + zmalloc_size(n->data) + zmalloc_size(n->master_fields);
+        if (n->json) sum += sdsAllocSize(n->json);
+    }
+    for (size_t i = 0; i < s->num_cgroups; i++) {
+        streamCG *cg = s->cgroups[i];
+        sum += zmalloc_size(cg) + idtreeMemoryUsage(&cg->pel) + idtreeSize(&cg->pel) * sizeof(streamNACK);
+        for (size_t j = 0; j < cg->num_consumers; j++)
+            sum += zmalloc_size(cg->consumers[j]) + idtreeMemoryUsage(&cg->consumers[j]->pel);
+    }
+    return sum;
+}
+
+/* ========================================================================
+ * IDs
+ * ===================================================================== */
+
+/* Sets id to its successor; wraps to 0-0 and returns C_ERR past the max. */
+int streamIncrID(streamID *id) {
+    if (id->seq == UINT64_MAX) {
+        if (id->ms == UINT64_MAX) {
+            id->ms = id->seq = 0;
+            return C_ERR;
+        }
+        id->ms++;
+        id->seq = 0;
+    } else {
+        id->seq++;
+    }
+    return C_OK;
+}
+
+/* Sets id to its predecessor; wraps to the max and returns C_ERR at 0-0. */
+int streamDecrID(streamID *id) {
+    if (id->seq == 0) {
+        if (id->ms == 0) {
+            id->ms = id->seq = UINT64_MAX;
+            return C_ERR;
+        }
+        id->ms--;
+        id->seq = UINT64_MAX;
+    } else {
+        id->seq--;
+    }
+    return C_OK;
+}
+
+/* The ID "*" generates: the current time, or the last ID plus one when the
+ * clock has not moved past it. */
+static void streamNextID(const streamID *last_id, streamID *new_id) {
+    uint64_t ms = (uint64_t)commandTimeSnapshot();
+    if (ms > last_id->ms) {
+        new_id->ms = ms;
+        new_id->seq = 0;
+    } else {
+        *new_id = *last_id;
+        streamIncrID(new_id);
+    }
+}
+
+static int streamIDToString(char *buf, size_t len, const streamID *id) {
+    int n = ull2string(buf, len, id->ms);
+    buf[n++] = '-';
+    n += ull2string(buf + n, len - (size_t)n, id->seq);
+    return n;
+}
+
+static sds createStreamIDString(const streamID *id) {
+    char buf[48];
+    int n = streamIDToString(buf, sizeof(buf), id);
+    return sdsnewlen(buf, (size_t)n);
+}
+
+void addReplyStreamID(client *c, const streamID *id) {
+    char buf[48];
+    int n = streamIDToString(buf, sizeof(buf), id);
+    addReplyBulk(c, buf, (size_t)n);
+}
+
+/* ========================================================================
+ * Appending
+ * ===================================================================== */
+
+/* Adds an entry with numfields field/value pairs from argv. The ID is
+ * generated ("*") unless use_id is given; with seq_given 0 only use_id's
+ * milliseconds count and the sequence is picked (the "<ms>-*" form).
+ * Returns C_ERR with errno EDOM if the ID is not above the stream's last
+ * ID, ERANGE if the entry is too large. */
+int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id, const streamID *use_id,
+                     int seq_given) {
+    streamID id;
+    if (use_id) {
+        if (seq_given) {
+            id = *use_id;
+        } else if (s->last_id.ms == use_id->ms) {
+            if (s->last_id.seq == UINT64_MAX) {
+                errno = EDOM;
+                return C_ERR;
+            }
+            id = s->last_id;
+            id.seq++;
+        } else {
+            id = *use_id;
+        }
+    } else {
+        streamNextID(&s->last_id, &id);
+    }
+    if (streamCompareID(&id, &s->last_id) <= 0) {
+        errno = EDOM;
+        return C_ERR;
+    }
+
+    size_t totelelen = 0;
+    for (int64_t i = 0; i < numfields * 2; i++) totelelen += sdslen(argv[i]);
+    if (totelelen > STREAM_LISTPACK_MAX_SIZE) {
+        errno = ERANGE;
+        return C_ERR;
+    }
+
+    /* Redis's rule for switching to a new node. */
+    streamNode *n = NULL;
+    idtreeLast(&s->nodes, NULL, (void **)&n);
+    if (n) {
+        size_t max_bytes = (size_t)server.cfg.stream_node_max_bytes;
+        if (max_bytes == 0 || max_bytes > STREAM_LISTPACK_MAX_SIZE) max_bytes = STREAM_LISTPACK_MAX_SIZE;
+        int new_node = 0;
+        if (nodeLpBytes(n) + totelelen >= max_bytes) new_node = 1;
+        else if (server.cfg.stream_node_max_entries &&
+                 (long long)n->count + n->deleted >= server.cfg.stream_node_max_entries)
+            new_node = 1;
+        if (new_node) {
+            nodeShrinkToFit(n);
+            n = NULL;
+        }
+    }
+    int same;
+    if (!n) {
+        n = nodeNew(&id, argv, numfields);
+        idtreeInsert(&s->nodes, &id, n, NULL);
+        same = 1;
+    } else {
+        same = nodeSameFields(n, argv, numfields);
+    }
+
+    /* The listpack bytes Redis would have used for this entry. */
+    size_t lp = lpIntSize(same ? 2 : 0) + lpIntSize((int64_t)(id.ms - n->master_id.ms)) +
+                lpIntSize((int64_t)(id.seq - n->master_id.seq));
+    if (!same) lp += lpIntSize(numfields);
+    for (int64_t i = 0; i < numfields; i++) {
+        if (!same) lp += lpStrSize(argv[i * 2], sdslen(argv[i * 2]));
+        lp += lpStrSize(argv[i * 2 + 1], sdslen(argv[i * 2 + 1]));
+    }
+    lp += lpIntSize(numfields + 3 + (same ? 0 : numfields + 1));
+
+    nodeAppendEntry(n, &id, argv, numfields, same);
+    n->count++;
+    n->last_id = id;
+    n->lp_entries += (uint32_t)lp;
+
+    s->length++;
+    s->entries_added++;
+    s->last_id = id;
+    if (s->length == 1) s->first_id = id;
+    if (added_id) *added_id = id;
+    return C_OK;
+}
+
+/* ========================================================================
+ * Iterating
+ * ===================================================================== */
+
+/* Iterates the entries with IDs in [start, end] (NULL: open), forwards or
+ * in reverse:
+ *
+ *   streamIteratorStart(&si, s, &start, &end, 0);
+ *   while (streamIteratorGetID(&si, &id, &numfields))
+ *       while (numfields--) streamIteratorGetField(&si, &f, &flen, &v, &vlen);
+ *   streamIteratorStop(&si);
+ *
+ * The stream must not change while iterating. */
+void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, const streamID *end, int rev) {
+    static const streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    si->s = s;
+    si->start = start ? *start : min;
+    si->end = end ? *end : max;
+    si->rev = rev;
+    si->node = NULL;
+    si->pos = 0;
+    si->fp = si->mf = NULL;
+    si->samefields = 0;
+    if (!rev) {
+        idtreeSeek(&si->ni, &s->nodes, IDTREE_SEEK_LE, &si->start);
+        if (!idtreeIterValid(&si->ni)) idtreeSeek(&si->ni, &s->nodes, IDTREE_SEEK_FIRST, NULL);
+    } else {
+        idtreeSeek(&si->ni, &s->nodes, IDTREE_SEEK_LE, &si->end);
+    }
+}
+
+int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields) {
+    for (;;) {
+        if (!si->node) {
+            if (!idtreeIterValid(&si->ni)) return 0;
+            si->node = idtreeIterVal(&si->ni);
+            si->pos = si->rev ? si->node->used : 0;
+        }
+        streamNode *n = si->node;
+        uint32_t off;
+        if (!si->rev) {
+            if (si->pos >= n->used) {
+                idtreeIterNext(&si->ni);
+                si->node = NULL;
+                continue;
+            }
+            off = si->pos;
+            si->pos = nodeParseEntry(n, off, id, numfields, &si->samefields, &si->fp);
+            if (streamCompareID(id, &si->start) < 0) continue;
+            if (streamCompareID(id, &si->end) > 0) return 0;
+        } else {
+            if (si->pos == 0) {
+                idtreeIterPrev(&si->ni);
+                si->node = NULL;
+                continue;
+            }
+            off = nodeEntryStartBefore(n, si->pos);
+            si->pos = off;
+            nodeParseEntry(n, off, id, numfields, &si->samefields, &si->fp);
+            if (streamCompareID(id, &si->end) > 0) continue;
+            if (streamCompareID(id, &si->start) < 0) return 0;
+        }
+        if (si->samefields) {
+            si->mf = n->master_fields;
+            varintGet(&si->mf);
+        }
+        return 1;
+    }
+}
+
+void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen, const unsigned char **value,
+                            size_t *vlen) {
+    const unsigned char **fp = si->samefields ? &si->mf : &si->fp;
+    *flen = (size_t)varintGet(fp);
+    *field = *fp;
+    *fp += *flen;
+    *vlen = (size_t)varintGet(&si->fp);
+    *value = si->fp;
+    si->fp += *vlen;
+}
+
+void streamIteratorStop(streamIterator *si) { (void)si; }
+
+/* Finds the entry with this ID: its node and offset. Returns 0 if absent. */
+static int streamFindEntry(stream *s, const streamID *id, streamNode **node, uint32_t *off, uint32_t *end) {
+    idtreeIter it;
+    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+    if (!idtreeIterValid(&it)) return 0;
+    streamNode *n = idtreeIterVal(&it);
+    uint32_t pos = 0;
+    while (pos < n->used) {
+        streamID cur;
+        uint32_t next = nodeParseEntry(n, pos, &cur, NULL, NULL, NULL);
+        int cmp = streamCompareID(&cur, id);
+        if (cmp == 0) {
+            *node = n;
+            *off = pos;
+            *end = next;
+            return 1;
+        }
+        if (cmp > 0) return 0;
+        pos = next;
+    }
+    return 0;
+}
+
+int streamEntryExists(stream *s, const streamID *id) {
+    streamNode *n;
+    uint32_t off, end;
+    return streamFindEntry(s, id, &n, &off, &end);
+}
+
+int streamLastValidID(stream *s, streamID *id) {
+    streamNode *n;
+    if (!s->length || !idtreeLast(&s->nodes, NULL, (void **)&n)) return 0;
+    nodeLastEntryID(n, id);
+    return 1;
+}
+
+static int streamFirstValidID(stream *s, streamID *id) {
+    streamNode *n;
+    if (!s->length || !idtreeFirst(&s->nodes, NULL, (void **)&n)) return 0;
+    nodeFirstEntryID(n, id);
+    return 1;
+}
+
+/* ========================================================================
+ * Deleting and trimming
+ * ===================================================================== */
+
+static void streamRemoveNode(stream *s, streamNode *n) {
+    idtreeRemove(&s->nodes, &n->master_id, NULL);
+    nodeFree(n);
+}
+
+/* Deletes the entry with this ID; returns 1 if it existed. */
+int streamDeleteItem(stream *s, const streamID *id) {
+    streamNode *n;
+    uint32_t off, end;
+    if (!streamFindEntry(s, id, &n, &off, &end)) return 0;
+    nodeRemoveRange(n, off, end, 1);
+    s->length--;
+    if (n->count == 0) streamRemoveNode(s, n);
+    return 1;
+}
+
+#define TRIM_STRATEGY_NONE 0
+#define TRIM_STRATEGY_MAXLEN 1
+#define TRIM_STRATEGY_MINID 2
+
+typedef struct streamAddTrimArgs {
+    streamID id;               /* XADD: the ID given (id_given) */
+    int id_given;              /* XADD: an ID other than "*" */
+    int seq_given;             /* XADD: the ID was not "<ms>-*" */
+    int no_mkstream;           /* XADD NOMKSTREAM */
+    int trim_strategy;         /* TRIM_STRATEGY_* */
+    int approx_trim;           /* "~": remove whole nodes only */
+    long long limit;           /* most entries to remove, 0 = no limit */
+    long long maxlen;          /* MAXLEN */
+    streamID minid;            /* MINID */
+} streamAddTrimArgs;
+
+/* Trims from the head as Redis does: whole nodes while they can go, then
+ * (exact trimming only) single entries of the first remaining node.
+ * Returns the number of entries removed. */
+static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
+    if (args->trim_strategy == TRIM_STRATEGY_NONE) return 0;
+    int64_t deleted = 0;
+    streamNode *n;
+    while (idtreeFirst(&s->nodes, NULL, (void **)&n)) {
+        if (args->trim_strategy == TRIM_STRATEGY_MAXLEN && s->length <= (uint64_t)args->maxlen) break;
+        int64_t entries = n->count;
+        if (args->limit && deleted + entries > args->limit) break;
+        int remove_node;
+        if (args->trim_strategy == TRIM_STRATEGY_MAXLEN)
+            remove_node = s->length - (uint64_t)entries >= (uint64_t)args->maxlen;
+        else
+            remove_node = streamCompareID(&n->last_id, &args->minid) < 0;
+        if (remove_node) {
+            s->length -= (uint64_t)entries;
+            deleted += entries;
+            streamRemoveNode(s, n);
+            continue;
+        }
+        if (args->approx_trim) break;
+
+        /* Remove single entries from the head of this node. */
+        uint32_t pos = 0, k = 0;
+        while (pos < n->used) {
+            if (args->trim_strategy == TRIM_STRATEGY_MAXLEN) {
+                if (s->length - k <= (uint64_t)args->maxlen) break;
+            }
+            streamID cur;
+            uint32_t next = nodeParseEntry(n, pos, &cur, NULL, NULL, NULL);
+            if (args->trim_strategy == TRIM_STRATEGY_MINID && streamCompareID(&cur, &args->minid) >= 0) break;
+            pos = next;
+            k++;
+        }
+        if (k) {
+            nodeRemoveRange(n, 0, pos, k);
+            s->length -= k;
+            deleted += k;
+        }
+        break;
+    }
+    if (s->length == 0) {
+        s->first_id.ms = s->first_id.seq = 0;
+    } else if (deleted) {
+        streamFirstValidID(s, &s->first_id);
+    }
+    return deleted;
+}
+
+int64_t streamTrimByLength(stream *s, long long maxlen, int approx) {
+    streamAddTrimArgs args = {.trim_strategy = TRIM_STRATEGY_MAXLEN, .approx_trim = approx, .maxlen = maxlen};
+    args.limit = approx ? 100 * server.cfg.stream_node_max_entries : 0;
+    return streamTrim(s, &args);
+}
+
+int64_t streamTrimByID(stream *s, streamID minid, int approx) {
+    streamAddTrimArgs args = {.trim_strategy = TRIM_STRATEGY_MINID, .approx_trim = approx, .minid = minid};
+    args.limit = approx ? 100 * server.cfg.stream_node_max_entries : 0;
+    return streamTrim(s, &args);
+}
+
+/* ========================================================================
+ * Consumer group helpers that need the entries
+ * ===================================================================== */
+
+/* 1 if the range [start, end] (NULL: open) may hold a tombstone, i.e. the
+ * greatest deleted ID falls in it. */
+int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end) {
+    if (!s->length || streamIDEqZero(&s->max_deleted_entry_id)) return 0;
+    streamID start_id = {0, 0}, end_id = {UINT64_MAX, UINT64_MAX};
+    if (start) start_id = *start;
+    if (end) end_id = *end;
+    return streamCompareID(&start_id, &s->max_deleted_entry_id) <= 0 &&
+           streamCompareID(&s->max_deleted_entry_id, &end_id) <= 0;
+}
+
+/* The logical read counter of an ID (entries from the first ever added up
+ * to it), or SCG_INVALID_ENTRIES_READ when it cannot be known. */
+long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id) {
+    if (!s->entries_added) return 0;
+    if (!s->length && streamCompareID(id, &s->last_id) < 1) return (long long)s->entries_added;
+    if (!streamIDEqZero(id) && streamCompareID(id, &s->max_deleted_entry_id) < 0) return SCG_INVALID_ENTRIES_READ;
+    int cmp_last = streamCompareID(id, &s->last_id);
+    if (cmp_last == 0) return (long long)s->entries_added;
+    if (cmp_last > 0) return SCG_INVALID_ENTRIES_READ;
+    int cmp_id_first = streamCompareID(id, &s->first_id);
+    int cmp_xdel_first = streamCompareID(&s->max_deleted_entry_id, &s->first_id);
+    if (streamIDEqZero(&s->max_deleted_entry_id) || cmp_xdel_first < 0) {
+        if (cmp_id_first < 0) return (long long)(s->entries_added - s->length);
+        if (cmp_id_first == 0) return (long long)(s->entries_added - s->length + 1);
+    }
+    return SCG_INVALID_ENTRIES_READ;
+}
+
+/* XINFO's lag: entries not yet delivered to the group, or null. */
+void streamReplyWithCGLag(client *c, stream *s, streamCG *cg) {
+    int valid = 0;
+    long long lag = 0;
+    if (!s->entries_added || !s->length) {
+        valid = 1;
+    } else if (streamCompareID(&cg->last_id, &s->first_id) < 0 &&
+               streamCompareID(&s->max_deleted_entry_id, &s->first_id) < 0) {
+        lag = (long long)s->length;
+        valid = 1;
+    } else if (cg->entries_read != SCG_INVALID_ENTRIES_READ && !streamRangeHasTombstones(s, &cg->last_id, NULL)) {
+        lag = (long long)s->entries_added - cg->entries_read;
+        valid = 1;
+    } else {
+        long long entries_read = streamEstimateDistanceFromFirstEverEntry(s, &cg->last_id);
+        if (entries_read != SCG_INVALID_ENTRIES_READ) {
+            lag = (long long)s->entries_added - entries_read;
+            valid = 1;
+        }
+    }
+    if (valid) addReplyLongLong(c, lag);
+    else addReplyNull(c);
+}
+
+/* ========================================================================
+ * Replying with entries
+ * ===================================================================== */
+
+static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const streamID *start, size_t count,
+                                                  streamConsumer *consumer);
+
+/* Sends the entries in [start, end] (NULL end: to the last), at most count
+ * (0 = all), as [[id, [f, v, ...]], ...]. With a group and a consumer this
+ * is a delivery (XREADGROUP): the group's last ID and read counter
+ * advance, each entry enters the PELs (unless STREAM_RWR_NOACK), and with
+ * STREAM_RWR_HISTORY the consumer's own PEL is served instead. Returns the
+ * number of entries sent. */
+size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
+                            streamCG *group, streamConsumer *consumer, int flags) {
+    void *arraylen_ptr = NULL;
+    size_t arraylen = 0;
+    streamIterator si;
+    int64_t numfields;
+    streamID id;
+    int noack = flags & STREAM_RWR_NOACK;
+
+    if (group && (flags & STREAM_RWR_HISTORY))
+        return streamReplyWithRangeFromConsumerPEL(c, s, start, count, consumer);
+
+    if (!(flags & STREAM_RWR_RAWENTRIES)) arraylen_ptr = addReplyDeferredLen(c);
+    streamIteratorStart(&si, s, start, end, rev);
+    while (streamIteratorGetID(&si, &id, &numfields)) {
+        if (group && streamCompareID(&id, &group->last_id) > 0) {
+            if (group->entries_read != SCG_INVALID_ENTRIES_READ &&
+                streamCompareID(&group->last_id, &s->first_id) >= 0 &&
+                !streamRangeHasTombstones(s, &group->last_id, NULL)) {
+                /* A valid counter and no tombstone ahead: keep counting. */
+                group->entries_read++;
+            } else if (s->entries_added) {
+                group->entries_read = streamEstimateDistanceFromFirstEverEntry(s, &id);
+            }
+            group->last_id = id;
+        }
+
+        addReplyArrayLen(c, 2);
+        addReplyStreamID(c, &id);
+        addReplyArrayLen(c, (long)numfields * 2);
+        while (numfields--) {
+            const unsigned char *f, *v;
+            size_t fl, vl;
+            streamIteratorGetField(&si, &f, &fl, &v, &vl);
+            addReplyBulk(c, (const char *)f, fl);
+            addReplyBulk(c, (const char *)v, vl);
+        }
+
+        if (group && !noack) {
+            /* Usually a new NACK; an existing one (the group's last ID was
+             * moved back by XGROUP SETID) changes owner. */
+            streamNACK *nack = streamCreateNACK(consumer);
+            void *existing = NULL;
+            if (!idtreeInsert(&group->pel, &id, nack, &existing)) {
+                streamFreeNACK(nack);
+                nack = existing;
+                idtreeRemove(&nack->consumer->pel, &id, NULL);
+                nack->consumer = consumer;
+                nack->delivery_time = commandTimeSnapshot();
+                nack->delivery_count = 1;
+            }
+            idtreeInsert(&consumer->pel, &id, nack, NULL);
+        }
+        if (group) consumer->active_time = commandTimeSnapshot();
+
+        arraylen++;
+        if (count && count == arraylen) break;
+    }
+    streamIteratorStop(&si);
+    if (arraylen_ptr) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
+    return arraylen;
+}
+
+/* XREADGROUP with an ID other than ">": the consumer's own pending
+ * entries from start on. An entry deleted from the stream since shows as
+ * [id, nil]. Every entry served counts as a new delivery. */
+static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const streamID *start, size_t count,
+                                                  streamConsumer *consumer) {
+    size_t arraylen = 0;
+    void *arraylen_ptr = addReplyDeferredLen(c);
+    idtreeIter it;
+    idtreeSeek(&it, &consumer->pel, IDTREE_SEEK_GE, start);
+    for (; idtreeIterValid(&it) && (!count || arraylen < count); idtreeIterNext(&it)) {
+        streamID thisid = *idtreeIterKey(&it);
+        streamNACK *nack = idtreeIterVal(&it);
+        if (streamReplyWithRange(c, s, &thisid, &thisid, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES) == 0) {
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, &thisid);
+            addReplyNullArray(c);
+        } else {
+            nack->delivery_time = commandTimeSnapshot();
+            nack->delivery_count++;
+        }
+        arraylen++;
+    }
+    setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
+    return arraylen;
+}
+
+/* ========================================================================
+ * Parsing IDs
+ * ===================================================================== */
+
+/* Redis's string2ull: a canonical integer, or failing that whatever
+ * strtoull accepts in full (so "007", " 7" and "+7" are 7). */
+static int redisString2ull(const char *s, unsigned long long *value) {
+    long long ll;
+    if (string2ll(s, strlen(s), &ll)) {
+        if (ll < 0) return 0;
+        *value = (unsigned long long)ll;
+        return 1;
+    }
+    errno = 0;
+    char *endptr = NULL;
+    *value = strtoull(s, &endptr, 10);
+    if (errno == EINVAL || errno == ERANGE || !(*s != '\0' && *endptr == '\0')) return 0;
+    return 1;
+}
+
+/* Parses "<ms>-<seq>", "<ms>" (seq = missing_seq), "-" and "+" (unless
+ * strict), and "<ms>-*" when seq_given is not NULL (then *seq_given = 0).
+ * On error replies (if c) and returns C_ERR. */
+int streamGenericParseIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+    char buf[128];
+    if (sdslen(o) > sizeof(buf) - 1) goto invalid;
+    memcpy(buf, o, sdslen(o) + 1);
+
+    if (strict && (buf[0] == '-' || buf[0] == '+') && buf[1] == '\0') goto invalid;
+    if (seq_given != NULL) *seq_given = 1;
+
+    if (buf[0] == '-' && buf[1] == '\0') {
+        id->ms = 0;
+        id->seq = 0;
+        return C_OK;
+    } else if (buf[0] == '+' && buf[1] == '\0') {
+        id->ms = UINT64_MAX;
+        id->seq = UINT64_MAX;
+        return C_OK;
+    }
+
+    unsigned long long ms, seq;
+    char *dot = strchr(buf, '-');
+    if (dot) *dot = '\0';
+    if (redisString2ull(buf, &ms) == 0) goto invalid;
+    if (dot) {
+        size_t seqlen = strlen(dot + 1);
+        if (seq_given != NULL && seqlen == 1 && *(dot + 1) == '*') {
+            seq = 0;
+            *seq_given = 0;
+        } else if (redisString2ull(dot + 1, &seq) == 0) {
+            goto invalid;
+        }
+    } else {
+        seq = missing_seq;
+    }
+    id->ms = ms;
+    id->seq = seq;
+    return C_OK;
+
+invalid:
+    if (c) addReplyError(c, "Invalid stream ID specified as stream command argument");
+    return C_ERR;
+}
+
+int streamParseIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq) {
+    return streamGenericParseIDOrReply(c, o, id, missing_seq, 0, NULL);
+}
+
+int streamParseStrictIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq, int *seq_given) {
+    return streamGenericParseIDOrReply(c, o, id, missing_seq, 1, seq_given);
+}
+
+/* A range bound: "(" makes it exclusive (and "-"/"+" are then invalid). */
+int streamParseIntervalIDOrReply(client *c, sds o, streamID *id, int *exclude, uint64_t missing_seq) {
+    size_t len = sdslen(o);
+    if (exclude != NULL) *exclude = (len > 1 && o[0] == '(');
+    if (exclude != NULL && *exclude) {
+        sds t = sdsnewlen(o + 1, len - 1);
+        int ret = streamParseStrictIDOrReply(c, t, id, missing_seq, NULL);
+        sdsfree(t);
+        return ret;
+    }
+    return streamParseIDOrReply(c, o, id, missing_seq);
+}
+
+/* stream-id-mode (design.md §2): strict and semi-strict take a
+ * milliseconds-only ID as "<ms>-*" (the server picks the sequence so IDs
+ * never collide) and refuse the forms their mode excludes. Liberal is
+ * Redis. Returns C_ERR after replying. */
+static int streamApplyIdMode(client *c, sds arg, streamAddTrimArgs *args) {
+    int mode = server.cfg.stream_id_mode;
+    if (mode == STREAM_ID_MODE_LIBERAL) return C_OK;
+    const char *dash = strchr(arg, '-');
+    if (!dash) {
+        args->seq_given = 0; /* "<ms>": the server picks the sequence */
+        return C_OK;
+    }
+    if (!args->seq_given) { /* "<ms>-*" */
+        addReplyErrorFormat(c,
+                            "stream-id-mode is %s: only '*', a milliseconds-only ID%s is accepted (set "
+                            "stream-id-mode to liberal to use '<ms>-*' IDs)",
+                            mode == STREAM_ID_MODE_STRICT ? "strict" : "semi-strict",
+                            mode == STREAM_ID_MODE_STRICT ? "" : " or a full ID");
+        return C_ERR;
+    }
+    if (mode == STREAM_ID_MODE_STRICT) {
+        addReplyError(c,
+                      "stream-id-mode is strict: only '*' or a milliseconds-only ID is accepted (set "
+                      "stream-id-mode to semi-strict or liberal to use full IDs)");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* ========================================================================
+ * XADD / XTRIM argument parsing
+ * ===================================================================== */
+
+/* Parses the options shared by XADD and XTRIM. Returns the position of
+ * XADD's ID argument (XTRIM: argc), or -1 after replying with an error. */
+static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, int xadd) {
+    memset(args, 0, sizeof(*args));
+    int i = 2;
+    int limit_given = 0;
+    for (; i < c->argc; i++) {
+        int moreargs = (c->argc - 1) - i;
+        char *opt = c->argv[i];
+        if (xadd && opt[0] == '*' && opt[1] == '\0') {
+            break;
+        } else if (!strcasecmp(opt, "maxlen") && moreargs) {
+            if (args->trim_strategy != TRIM_STRATEGY_NONE) {
+                addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
+                return -1;
+            }
+            args->approx_trim = 0;
+            char *next = c->argv[i + 1];
+            if (moreargs >= 2 && next[0] == '~' && next[1] == '\0') {
+                args->approx_trim = 1;
+                i++;
+            } else if (moreargs >= 2 && next[0] == '=' && next[1] == '\0') {
+                i++;
+            }
+            if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &args->maxlen, NULL) != C_OK) return -1;
+            if (args->maxlen < 0) {
+                addReplyError(c, "The MAXLEN argument must be >= 0.");
+                return -1;
+            }
+            i++;
+            args->trim_strategy = TRIM_STRATEGY_MAXLEN;
+        } else if (!strcasecmp(opt, "minid") && moreargs) {
+            if (args->trim_strategy != TRIM_STRATEGY_NONE) {
+                addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
+                return -1;
+            }
+            args->approx_trim = 0;
+            char *next = c->argv[i + 1];
+            if (moreargs >= 2 && next[0] == '~' && next[1] == '\0') {
+                args->approx_trim = 1;
+                i++;
+            } else if (moreargs >= 2 && next[0] == '=' && next[1] == '\0') {
+                i++;
+            }
+            if (streamParseStrictIDOrReply(c, c->argv[i + 1], &args->minid, 0, NULL) != C_OK) return -1;
+            i++;
+            args->trim_strategy = TRIM_STRATEGY_MINID;
+        } else if (!strcasecmp(opt, "limit") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &args->limit, NULL) != C_OK) return -1;
+            if (args->limit < 0) {
+                addReplyError(c, "The LIMIT argument must be >= 0.");
+                return -1;
+            }
+            limit_given = 1;
+            i++;
+        } else if (xadd && !strcasecmp(opt, "nomkstream")) {
+            args->no_mkstream = 1;
+        } else if (xadd) {
+            /* Anything else is the ID (or a syntax error). */
+            if (streamParseStrictIDOrReply(c, c->argv[i], &args->id, 0, &args->seq_given) != C_OK) return -1;
+            args->id_given = 1;
+            break;
+        } else {
+            addReplyErrorSyntax(c);
+            return -1;
+        }
+    }
+
+    if (args->limit && args->trim_strategy == TRIM_STRATEGY_NONE) {
+        addReplyError(c, "syntax error, LIMIT cannot be used without specifying a trimming strategy");
+        return -1;
+    }
+    if (!xadd && args->trim_strategy == TRIM_STRATEGY_NONE) {
+        addReplyError(c, "syntax error, XTRIM must be called with a trimming strategy");
+        return -1;
+    }
+    if (limit_given) {
+        if (!args->approx_trim) {
+            addReplyError(c, "syntax error, LIMIT cannot be used without the special ~ option");
+            return -1;
+        }
+    } else if (args->approx_trim) {
+        /* Bound the work of an approximate trim: at most 100 nodes. */
+        args->limit = 100 * server.cfg.stream_node_max_entries;
+        if (args->limit <= 0) args->limit = 10000;
+        if (args->limit > 1000000) args->limit = 1000000;
+    } else {
+        args->limit = 0;
+    }
+    return i;
+}
+
+/* ========================================================================
+ * XADD, XRANGE, XREVRANGE, XLEN
+ * ===================================================================== */
+
+/* XADD key [NOMKSTREAM] [(MAXLEN|MINID) [=|~] threshold [LIMIT count]]
+ *      (*|id) field value [field value ...] */
+void xaddCommand(client *c) {
+    streamAddTrimArgs args;
+    int idpos = streamParseAddOrTrimArgsOrReply(c, &args, 1);
+    if (idpos < 0) return;
+    int field_pos = idpos + 1;
+
+    if ((c->argc - field_pos) < 2 || ((c->argc - field_pos) % 2) == 1) {
+        addReplyErrorArity(c);
+        return;
+    }
+    if (args.id_given && streamApplyIdMode(c, c->argv[idpos], &args) != C_OK) return;
+    if (args.id_given && args.seq_given && args.id.ms == 0 && args.id.seq == 0) {
+        addReplyError(c, "The ID specified in XADD must be greater than 0-0");
+        return;
+    }
+
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    int created = 0;
+    if (!o) {
+        if (args.no_mkstream) {
+            addReplyNull(c);
+            return;
+        }
+        o = createStreamObject();
+        dbAdd(c->db, c->argv[1], o);
+        created = 1;
+    }
+    stream *s = o->ptr;
+
+    if (s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
+        addReplyError(c, "The stream has exhausted the last possible ID, unable to add more items");
+        return;
+    }
+
+    errno = 0;
+    streamID id;
+    if (streamAppendItem(s, c->argv + field_pos, (c->argc - field_pos) / 2, &id, args.id_given ? &args.id : NULL,
+                         args.seq_given) == C_ERR) {
+        if (errno == EDOM)
+            addReplyError(c, "The ID specified in XADD is equal or smaller than the target stream top item");
+        else
+            addReplyError(c, "Elements are too large to be stored");
+        /* Like Redis, a stream created by a failed XADD stays (empty). */
+        if (created) signalModifiedKey(c, c->db, c->argv[1], o);
+        return;
+    }
+    addReplyStreamID(c, &id);
+    if (args.trim_strategy != TRIM_STRATEGY_NONE) streamTrim(s, &args);
+    signalModifiedKey(c, c->db, c->argv[1], o);
+    signalKeyAsReady(c->db, c->argv[1]);
+}
+
+/* XRANGE / XREVRANGE key start end [COUNT count]. Incomplete start IDs get
+ * sequence 0, incomplete end IDs the maximum; "(" excludes a bound. */
+static void xrangeGenericCommand(client *c, int rev) {
+    streamID startid, endid;
+    long long count = -1;
+    sds startarg = rev ? c->argv[3] : c->argv[2];
+    sds endarg = rev ? c->argv[2] : c->argv[3];
+    int startex = 0, endex = 0;
+
+    if (streamParseIntervalIDOrReply(c, startarg, &startid, &startex, 0) != C_OK) return;
+    if (startex && streamIncrID(&startid) != C_OK) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    if (streamParseIntervalIDOrReply(c, endarg, &endid, &endex, UINT64_MAX) != C_OK) return;
+    if (endex && streamDecrID(&endid) != C_OK) {
+        addReplyError(c, "invalid end ID for the interval");
+        return;
+    }
+    for (int j = 4; j < c->argc; j++) {
+        int additional = c->argc - j - 1;
+        if (strcasecmp(c->argv[j], "COUNT") == 0 && additional >= 1) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &count, NULL) != C_OK) return;
+            if (count < 0) count = 0;
+            j++;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+
+    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    if (!o) {
+        addReplyEmptyArray(c);
+        return;
+    }
+    if (count == 0) {
+        addReplyNullArray(c);
+        return;
+    }
+    if (count == -1) count = 0;
+    streamReplyWithRange(c, o->ptr, &startid, &endid, (size_t)count, rev, NULL, NULL, 0);
+}
+
+void xrangeCommand(client *c) { xrangeGenericCommand(c, 0); }
+
+void xrevrangeCommand(client *c) { xrangeGenericCommand(c, 1); }
+
+void xlenCommand(client *c) {
+    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    addReplyLongLong(c, o ? (long long)((stream *)o->ptr)->length : 0);
+}
+
+/* ========================================================================
+ * XREAD, XREADGROUP
+ * ===================================================================== */
+
+/* XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
+ * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK]
+ *            STREAMS key [key ...] id [id ...] */
+void xreadCommand(client *c) {
+    long long timeout = -1; /* -1: no BLOCK */
+    long long count = 0;
+    int streams_count = 0;
+    int streams_arg = 0;
+    int noack = 0;
+    streamID static_ids[STREAMID_STATIC_VECTOR_LEN];
+    streamID *ids = static_ids;
+    streamCG **groups = NULL;
+    int xreadgroup = sdslen(c->argv[0]) == 10;
+    sds groupname = NULL;
+    sds consumername = NULL;
+
+    for (int i = 1; i < c->argc; i++) {
+        int moreargs = c->argc - i - 1;
+        char *o = c->argv[i];
+        if (!strcasecmp(o, "BLOCK") && moreargs) {
+            i++;
+            if (getTimeoutFromObjectOrReply(c, c->argv[i], &timeout, 0) != C_OK) return;
+        } else if (!strcasecmp(o, "COUNT") && moreargs) {
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &count, NULL) != C_OK) return;
+            if (count < 0) count = 0;
+        } else if (!strcasecmp(o, "STREAMS") && moreargs) {
+            streams_arg = i + 1;
+            streams_count = (c->argc - streams_arg);
+            if ((streams_count % 2) != 0) {
+                char symbol = xreadgroup ? '>' : '$';
+                addReplyErrorFormat(c,
+                                    "Unbalanced '%s' list of streams: for each stream key an ID or '%c' must be "
+                                    "specified.",
+                                    c->cmd->fullname, symbol);
+                return;
+            }
+            streams_count /= 2;
+            break;
+        } else if (!strcasecmp(o, "GROUP") && moreargs >= 2) {
+            if (!xreadgroup) {
+                addReplyError(c, "The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            groupname = c->argv[i + 1];
+            consumername = c->argv[i + 2];
+            i += 2;
+        } else if (!strcasecmp(o, "NOACK")) {
+            if (!xreadgroup) {
+                addReplyError(c, "The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            noack = 1;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+
+    if (streams_arg == 0) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    if (xreadgroup && groupname == NULL) {
+        addReplyError(c, "Missing GROUP option for XREADGROUP");
+        return;
+    }
+
+    if (streams_count > STREAMID_STATIC_VECTOR_LEN) ids = zmalloc(sizeof(streamID) * (size_t)streams_count);
+    if (groupname) groups = zmalloc(sizeof(streamCG *) * (size_t)streams_count);
+
+    /* Resolve IDs and groups first: any error replies before any change. */
+    for (int i = streams_arg + streams_count; i < c->argc; i++) {
+        int id_idx = i - streams_arg - streams_count;
+        sds key = c->argv[i - streams_count];
+        robj *o = lookupKeyRead(c, c->db, key);
+        streamCG *group = NULL;
+
+        if (groupname) {
+            if (o == NULL || (group = streamLookupCG(o->ptr, groupname)) == NULL) {
+                addReplyErrorFormat(c,
+                                    "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP "
+                                    "option",
+                                    key, groupname);
+                goto cleanup;
+            }
+            groups[id_idx] = group;
+        }
+
+        if (strcmp(c->argv[i], "$") == 0) {
+            if (xreadgroup) {
+                addReplyError(c,
+                              "The $ ID is meaningless in the context of XREADGROUP: you want to read the history "
+                              "of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ "
+                              "ID would just return an empty result set.");
+                goto cleanup;
+            }
+            if (o) {
+                ids[id_idx] = ((stream *)o->ptr)->last_id;
+            } else {
+                ids[id_idx].ms = 0;
+                ids[id_idx].seq = 0;
+            }
+            continue;
+        } else if (strcmp(c->argv[i], "+") == 0) {
+            if (xreadgroup) {
+                addReplyError(c,
+                              "The + ID is meaningless in the context of XREADGROUP: you want to read the history "
+                              "of this consumer by specifying a proper ID, or use the > ID to get new messages. The + "
+                              "ID would just return an empty result set.");
+                goto cleanup;
+            }
+            if (o && ((stream *)o->ptr)->length) {
+                /* The last entry: start just before it. */
+                streamLastValidID(o->ptr, &ids[id_idx]);
+                streamDecrID(&ids[id_idx]);
+            } else {
+                ids[id_idx].ms = 0;
+                ids[id_idx].seq = 0;
+            }
+            continue;
+        } else if (strcmp(c->argv[i], ">") == 0) {
+            if (!xreadgroup) {
+                addReplyError(c,
+                              "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+                              "<consumer> option.");
+                goto cleanup;
+            }
+            /* The maximum ID stands for ">": serve from the group's last ID. */
+            ids[id_idx].ms = UINT64_MAX;
+            ids[id_idx].seq = UINT64_MAX;
+            continue;
+        }
+        if (streamParseStrictIDOrReply(c, c->argv[i], ids + id_idx, 0, NULL) != C_OK) goto cleanup;
+    }
+
+    /* Serve what can be served now. */
+    size_t arraylen = 0;
+    void *arraylen_ptr = NULL;
+    for (int i = 0; i < streams_count; i++) {
+        sds key = c->argv[streams_arg + i];
+        robj *o = lookupKeyRead(c, c->db, key);
+        if (o == NULL) continue;
+        stream *s = o->ptr;
+        streamID *gt = ids + i; /* serve entries > this */
+        int serve_synchronously = 0;
+        int serve_history = 0;
+        streamConsumer *consumer = NULL;
+
+        if (groups) {
+            if (gt->ms != UINT64_MAX || gt->seq != UINT64_MAX) {
+                /* An explicit ID reads the consumer's history: always now. */
+                serve_synchronously = 1;
+                serve_history = 1;
+            } else if (s->length) {
+                streamID maxid, *last = &groups[i]->last_id;
+                streamLastValidID(s, &maxid);
+                if (streamCompareID(&maxid, last) > 0) {
+                    serve_synchronously = 1;
+                    *gt = *last;
+                }
+            }
+            consumer = streamLookupConsumer(groups[i], consumername);
+            if (consumer == NULL) consumer = streamCreateConsumer(groups[i], consumername);
+            consumer->seen_time = commandTimeSnapshot();
+            signalModifiedKey(c, c->db, key, o);
+        } else if (s->length) {
+            streamID maxid;
+            streamLastValidID(s, &maxid);
+            if (streamCompareID(&maxid, gt) > 0) serve_synchronously = 1;
+        }
+
+        if (serve_synchronously) {
+            arraylen++;
+            if (arraylen == 1) arraylen_ptr = addReplyDeferredLen(c);
+            streamID start = *gt;
+            streamIncrID(&start);
+            if (c->resp == 2) addReplyArrayLen(c, 2);
+            addReplyBulk(c, key, sdslen(key));
+            int flags = 0;
+            if (noack) flags |= STREAM_RWR_NOACK;
+            if (serve_history) flags |= STREAM_RWR_HISTORY;
+            streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+        }
+    }
+
+    if (arraylen) {
+        if (c->resp == 2) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
+        else setDeferredMapLen(c, arraylen_ptr, (long)arraylen);
+        goto cleanup;
+    }
+
+    if (timeout != -1) {
+        /* Inside MULTI/EXEC (and for fake clients) a blocking read cannot
+         * wait: it answers as if it timed out. */
+        if (server.in_exec || (c->flags & (CLIENT_MULTI | CLIENT_FAKE))) {
+            addReplyNullArray(c);
+            goto cleanup;
+        }
+        /* "$" becomes the concrete last ID, so running the command again
+         * once data arrives does not wait for yet newer data. */
+        for (int id_idx = 0; id_idx < streams_count; id_idx++) {
+            int arg_idx = id_idx + streams_arg + streams_count;
+            if (strcmp(c->argv[arg_idx], "$") == 0) {
+                sdsfree(c->argv[arg_idx]);
+                c->argv[arg_idx] = createStreamIDString(&ids[id_idx]);
+            }
+        }
+        blockForStreams(c, c->argv + streams_arg, groupname ? NULL : ids, streams_count, timeout, groupname);
+        goto cleanup;
+    }
+
+    addReplyNullArray(c);
+
+cleanup:
+    if (ids != static_ids) zfree(ids);
+    zfree(groups);
+}
+
+/* Whether a client blocked on key could be served now (see t_stream.h).
+ * Looks the key up without side effects (no lazy expiry, no observation:
+ * the command itself does that when it runs again). */
+int streamWaiterCanBeServed(redisDb *db, sds key, const streamID *id, sds group) {
+    robj *o = dictFetchValue(db->keys, key);
+    if (o) {
+        long long when = getExpire(db, key);
+        if (when != -1 && when <= commandTimeSnapshot()) o = NULL;
+    }
+    if (group) {
+        if (!o) return 1; /* replies -NOGROUP */
+        stream *s = o->ptr;
+        streamCG *cg = streamLookupCG(s, group);
+        if (!cg) return 1; /* replies -NOGROUP */
+        streamID last;
+        return streamLastValidID(s, &last) && streamCompareID(&last, &cg->last_id) > 0;
+    }
+    if (!o) return 0;
+    streamID last;
+    return streamLastValidID(o->ptr, &last) && streamCompareID(&last, id) > 0;
+}
+
+/* ========================================================================
+ * XDEL, XTRIM, XSETID
+ * ===================================================================== */
+
+/* XDEL key id [id ...] */
+void xdelCommand(client *c) {
+    streamID static_ids[STREAMID_STATIC_VECTOR_LEN];
+    streamID *ids = static_ids;
+    int id_count = c->argc - 2;
+
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (!o) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    stream *s = o->ptr;
+
+    /* Validate every ID first: no partial execution on a bad one. */
+    if (id_count > STREAMID_STATIC_VECTOR_LEN) ids = zmalloc(sizeof(streamID) * (size_t)id_count);
+    for (int j = 2; j < c->argc; j++)
+        if (streamParseStrictIDOrReply(c, c->argv[j], &ids[j - 2], 0, NULL) != C_OK) goto cleanup;
+
+    int deleted = 0, first_entry = 0;
+    for (int j = 0; j < id_count; j++) {
+        streamID *id = &ids[j];
+        if (streamDeleteItem(s, id)) {
+            if (streamCompareID(id, &s->first_id) == 0) first_entry = 1;
+            if (streamCompareID(id, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = *id;
+            deleted++;
+        }
+    }
+    if (deleted) {
+        if (s->length == 0) {
+            s->first_id.ms = s->first_id.seq = 0;
+        } else if (first_entry) {
+            streamFirstValidID(s, &s->first_id);
+        }
+        signalModifiedKey(c, c->db, c->argv[1], o);
+    }
+    addReplyLongLong(c, deleted);
+cleanup:
+    if (ids != static_ids) zfree(ids);
+}
+
+/* XTRIM key (MAXLEN|MINID) [=|~] threshold [LIMIT count] */
+void xtrimCommand(client *c) {
+    streamAddTrimArgs args;
+    if (streamParseAddOrTrimArgsOrReply(c, &args, 0) < 0) return;
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (!o) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    int64_t deleted = streamTrim(o->ptr, &args);
+    if (deleted) signalModifiedKey(c, c->db, c->argv[1], o);
+    addReplyLongLong(c, deleted);
+}
+
+/* XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id] */
+void xsetidCommand(client *c) {
+    streamID id, max_xdel_id = {0, 0};
+    long long entries_added = -1;
+
+    if (streamParseStrictIDOrReply(c, c->argv[2], &id, 0, NULL) != C_OK) return;
+    int i = 3;
+    while (i < c->argc) {
+        int moreargs = (c->argc - 1) - i;
+        char *opt = c->argv[i];
+        if (!strcasecmp(opt, "ENTRIESADDED") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &entries_added, NULL) != C_OK) return;
+            if (entries_added < 0) {
+                addReplyError(c, "entries_added must be positive");
+                return;
+            }
+            i += 2;
+        } else if (!strcasecmp(opt, "MAXDELETEDID") && moreargs) {
+            if (streamParseStrictIDOrReply(c, c->argv[i + 1], &max_xdel_id, 0, NULL) != C_OK) return;
+            if (streamCompareID(&id, &max_xdel_id) < 0) {
+                addReplyError(c, "The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
+                return;
+            }
+            i += 2;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (!o) {
+        addReplyError(c, "no such key");
+        return;
+    }
+    stream *s = o->ptr;
+    if (streamCompareID(&id, &s->max_deleted_entry_id) < 0) {
+        addReplyError(c, "The ID specified in XSETID is smaller than current max_deleted_entry_id");
+        return;
+    }
+    if (s->length > 0) {
+        streamID maxid;
+        streamLastValidID(s, &maxid);
+        if (streamCompareID(&id, &maxid) < 0) {
+            addReplyError(c, "The ID specified in XSETID is smaller than the target stream top item");
+            return;
+        }
+        if (entries_added != -1 && s->length > (uint64_t)entries_added) {
+            addReplyError(c, "The entries_added specified in XSETID is smaller than the target stream length");
+            return;
+        }
+    }
+    s->last_id = id;
+    if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
+    if (!streamIDEqZero(&max_xdel_id)) s->max_deleted_entry_id = max_xdel_id;
+    signalModifiedKey(c, c->db, c->argv[1], o);
+    addReplyOk(c);
+}
+
+/* ========================================================================
+ * XINFO
+ * ===================================================================== */
+
+/* XINFO STREAM key [FULL [COUNT count]] */
+static void xinfoReplyWithStreamInfo(client *c, stream *s) {
+    int full = 1;
+    long long count = 10;
+    sds *optv = c->argv + 3;
+    int optc = c->argc - 3;
+
+    if (optc == 0) {
+        full = 0;
+    } else {
+        if (optc != 1 && optc != 3) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        }
+        if (strcasecmp(optv[0], "full")) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        }
+        if (optc == 3) {
+            if (strcasecmp(optv[1], "count")) {
+                addReplySubcommandSyntaxError(c);
+                return;
+            }
+            if (getLongLongFromObjectOrReply(c, optv[2], &count, NULL) == C_ERR) return;
+            if (count < 0) count = 10;
+        }
+    }
+
+    /* radix-tree-keys / radix-tree-nodes describe casq's own index: the
+     * number of entry nodes (Redis's listpacks, split by the same rule)
+     * and the B+tree nodes indexing them (0 for an empty stream). */
+    addReplyMapLen(c, full ? 9 : 10);
+    addReplyBulkCString(c, "length");
+    addReplyLongLong(c, (long long)s->length);
+    addReplyBulkCString(c, "radix-tree-keys");
+    addReplyLongLong(c, (long long)idtreeSize(&s->nodes));
+    addReplyBulkCString(c, "radix-tree-nodes");
+    addReplyLongLong(c, (long long)idtreeNodeCount(&s->nodes));
+    addReplyBulkCString(c, "last-generated-id");
+    addReplyStreamID(c, &s->last_id);
+    addReplyBulkCString(c, "max-deleted-entry-id");
+    addReplyStreamID(c, &s->max_deleted_entry_id);
+    addReplyBulkCString(c, "entries-added");
+    addReplyLongLong(c, (long long)s->entries_added);
+    addReplyBulkCString(c, "recorded-first-entry-id");
+    addReplyStreamID(c, &s->first_id);
+
+    if (!full) {
+        addReplyBulkCString(c, "groups");
+        addReplyLongLong(c, (long long)s->num_cgroups);
+        streamID start = {0, 0}, end = {UINT64_MAX, UINT64_MAX};
+        addReplyBulkCString(c, "first-entry");
+        if (!streamReplyWithRange(c, s, &start, &end, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES)) addReplyNull(c);
+        addReplyBulkCString(c, "last-entry");
+        if (!streamReplyWithRange(c, s, &start, &end, 1, 1, NULL, NULL, STREAM_RWR_RAWENTRIES)) addReplyNull(c);
+        return;
+    }
+
+    addReplyBulkCString(c, "entries");
+    streamReplyWithRange(c, s, NULL, NULL, (size_t)count, 0, NULL, NULL, 0);
+
+    addReplyBulkCString(c, "groups");
+    addReplyArrayLen(c, (long)s->num_cgroups);
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = s->cgroups[g];
+        addReplyMapLen(c, 7);
+        addReplyBulkCString(c, "name");
+        addReplyBulk(c, cg->name, sdslen(cg->name));
+        addReplyBulkCString(c, "last-delivered-id");
+        addReplyStreamID(c, &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
+        else addReplyNull(c);
+        addReplyBulkCString(c, "lag");
+        streamReplyWithCGLag(c, s, cg);
+        addReplyBulkCString(c, "pel-count");
+        addReplyLongLong(c, (long long)idtreeSize(&cg->pel));
+
+        addReplyBulkCString(c, "pending");
+        long long n = 0;
+        void *lenp = addReplyDeferredLen(c);
+        idtreeIter it;
+        for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it) && (!count || n < count);
+             idtreeIterNext(&it), n++) {
+            streamNACK *nack = idtreeIterVal(&it);
+            addReplyArrayLen(c, 4);
+            addReplyStreamID(c, idtreeIterKey(&it));
+            addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
+            addReplyLongLong(c, nack->delivery_time);
+            addReplyLongLong(c, (long long)nack->delivery_count);
+        }
+        setDeferredArrayLen(c, lenp, n);
+
+        addReplyBulkCString(c, "consumers");
+        addReplyArrayLen(c, (long)cg->num_consumers);
+        for (size_t k = 0; k < cg->num_consumers; k++) {
+            streamConsumer *consumer = cg->consumers[k];
+            addReplyMapLen(c, 5);
+            addReplyBulkCString(c, "name");
+            addReplyBulk(c, consumer->name, sdslen(consumer->name));
+            addReplyBulkCString(c, "seen-time");
+            addReplyLongLong(c, consumer->seen_time);
+            addReplyBulkCString(c, "active-time");
+            addReplyLongLong(c, consumer->active_time);
+            addReplyBulkCString(c, "pel-count");
+            addReplyLongLong(c, (long long)idtreeSize(&consumer->pel));
+            addReplyBulkCString(c, "pending");
+            long long m = 0;
+            void *clenp = addReplyDeferredLen(c);
+            for (idtreeSeek(&it, &consumer->pel, IDTREE_SEEK_FIRST, NULL);
+                 idtreeIterValid(&it) && (!count || m < count); idtreeIterNext(&it), m++) {
+                streamNACK *nack = idtreeIterVal(&it);
+                addReplyArrayLen(c, 3);
+                addReplyStreamID(c, idtreeIterKey(&it));
+                addReplyLongLong(c, nack->delivery_time);
+                addReplyLongLong(c, (long long)nack->delivery_count);
+            }
+            setDeferredArrayLen(c, clenp, m);
+        }
+    }
+}
+
+/* XINFO CONSUMERS key group | GROUPS key | STREAM key [FULL [COUNT n]] | HELP */
+void xinfoCommand(client *c) {
+    if (!strcasecmp(c->argv[1], "HELP")) {
+        if (c->argc != 2) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        }
+        const char *help[] = {
+            "CONSUMERS <key> <groupname>",
+            "    Show consumers of <groupname>.",
+            "GROUPS <key>",
+            "    Show the stream consumer groups.",
+            "STREAM <key> [FULL [COUNT <count>]",
+            "    Show information about the stream.",
+            NULL,
+        };
+        addReplyHelp(c, help);
+        return;
+    }
+
+    char *opt = c->argv[1];
+    sds key = c->argv[2];
+    robj *o = lookupKeyRead(c, c->db, key);
+    if (!o) {
+        addReplyError(c, "no such key");
+        return;
+    }
+    stream *s = o->ptr;
+
+    if (!strcasecmp(opt, "CONSUMERS") && c->argc == 4) {
+        streamCG *cg = streamLookupCG(s, c->argv[3]);
+        if (cg == NULL) {
+            addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", c->argv[3], key);
+            return;
+        }
+        addReplyArrayLen(c, (long)cg->num_consumers);
+        long long now = commandTimeSnapshot();
+        for (size_t k = 0; k < cg->num_consumers; k++) {
+            streamConsumer *consumer = cg->consumers[k];
+            long long inactive = consumer->active_time != -1 ? now - consumer->active_time : consumer->active_time;
+            long long idle = now - consumer->seen_time;
+            if (idle < 0) idle = 0;
+            addReplyMapLen(c, 4);
+            addReplyBulkCString(c, "name");
+            addReplyBulk(c, consumer->name, sdslen(consumer->name));
+            addReplyBulkCString(c, "pending");
+            addReplyLongLong(c, (long long)idtreeSize(&consumer->pel));
+            addReplyBulkCString(c, "idle");
+            addReplyLongLong(c, idle);
+            addReplyBulkCString(c, "inactive");
+            addReplyLongLong(c, inactive);
+        }
+    } else if (!strcasecmp(opt, "GROUPS") && c->argc == 3) {
+        addReplyArrayLen(c, (long)s->num_cgroups);
+        for (size_t g = 0; g < s->num_cgroups; g++) {
+            streamCG *cg = s->cgroups[g];
+            addReplyMapLen(c, 6);
+            addReplyBulkCString(c, "name");
+            addReplyBulk(c, cg->name, sdslen(cg->name));
+            addReplyBulkCString(c, "consumers");
+            addReplyLongLong(c, (long long)cg->num_consumers);
+            addReplyBulkCString(c, "pending");
+            addReplyLongLong(c, (long long)idtreeSize(&cg->pel));
+            addReplyBulkCString(c, "last-delivered-id");
+            addReplyStreamID(c, &cg->last_id);
+            addReplyBulkCString(c, "entries-read");
+            if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
+            else addReplyNull(c);
+            addReplyBulkCString(c, "lag");
+            streamReplyWithCGLag(c, s, cg);
+        }
+    } else if (!strcasecmp(opt, "STREAM")) {
+        xinfoReplyWithStreamInfo(c, s);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}
+
+/* ========================================================================
+ * Keys of XREAD / XREADGROUP
+ * ===================================================================== */
+
+/* As Redis's key specs: the keys follow the first "STREAMS" found from
+ * argument 1 (XREAD) or 4 (XREADGROUP), and are the first half of what
+ * follows it. */
+int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, int max) {
+    int startfrom = strcasecmp(cmd->name, "xreadgroup") == 0 ? 4 : 1;
+    int first = 0;
+    for (int i = startfrom; i < argc - 1; i++) {
+        if (!strcasecmp(argv[i], "streams")) {
+            first = i + 1;
+            break;
+        }
+    }
+    if (!first) return 0;
+    int last = first + (argc - first) / 2 - 1;
+    int n = 0;
+    for (int i = first; i <= last && i < argc; i++) {
+        if (n < max) keys_out[n] = i;
+        n++;
+    }
+    return n < max ? n : max;
+}
+
+/* ========================================================================
+ * The state document
+ * ===================================================================== */
+
+/* {"length":..,"last_id":..,"first_id":..,"max_deleted_id":..,
+ *  "entries_added":..,"entries":[...],"groups":[...]} */
+sds streamCatJSON(sds out, const stream *cs) {
+    stream *s = (stream *)cs; /* only the JSON caches change */
+    out = sdscatlen(out, "{\"length\":", 10);
+    out = jsonCatU64(out, s->length);
+    out = sdscatlen(out, ",\"last_id\":", 11);
+    out = jsonCatStreamID(out, &s->last_id);
+    out = sdscatlen(out, ",\"first_id\":", 12);
+    out = jsonCatStreamID(out, &s->first_id);
+    out = sdscatlen(out, ",\"max_deleted_id\":", 18);
+    out = jsonCatStreamID(out, &s->max_deleted_entry_id);
+    out = sdscatlen(out, ",\"entries_added\":", 17);
+    out = jsonCatU64(out, s->entries_added);
+    out = sdscatlen(out, ",\"entries\":[", 12);
+    streamNode *tail = NULL;
+    idtreeLast(&s->nodes, NULL, (void **)&tail);
+    int first = 1;
+    idtreeIter it;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
+        nodeRefreshJSON(n, n == tail);
+        if (!sdslen(n->json)) continue;
+        if (!first) out = sdscatlen(out, ",", 1);
+        out = sdscatlen(out, n->json, sdslen(n->json));
+        first = 0;
+    }
+    out = sdscatlen(out, "],\"groups\":", 11);
+    out = streamCatGroupsJSON(out, s);
+    return sdscatlen(out, "}", 1);
+}
+
+static stream *streamLoadFail(stream *s, sds *err, sds msg) {
+    freeStream(s);
+    *err = msg;
+    return NULL;
+}
+
+/* Reads one entry [id, field, value, ...] and appends it. */
+static int streamLoadEntry(stream *s, const cJSON *e, size_t index, const streamID *last_id, sds *err) {
+    sds msg = NULL;
+    int n = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
+    if (n < 3 || n % 2 == 0) {
+        *err = sdscatprintf(sdsempty(), "entry #%zu: expected [id, field, value, ...]", index);
+        return C_ERR;
+    }
+    streamID id;
+    if (jsonGetStreamID(cJSON_GetArrayItem(e, 0), &id, "entry ID", &msg) != C_OK) {
+        *err = sdscatprintf(sdsempty(), "entry #%zu: %s", index, msg);
+        sdsfree(msg);
+        return C_ERR;
+    }
+    if (streamCompareID(&id, &s->last_id) <= 0) {
+        *err = sdscatprintf(sdsempty(), "entry #%zu: IDs must be increasing and greater than 0-0", index);
+        return C_ERR;
+    }
+    if (streamCompareID(&id, last_id) > 0) {
+        *err = sdscatprintf(sdsempty(), "entry #%zu: ID greater than the stream's last_id", index);
+        return C_ERR;
+    }
+    int argc = n - 1;
+    sds stackv[16];
+    sds *argv = argc <= 16 ? stackv : zmalloc(sizeof(sds) * (size_t)argc);
+    int got = 0, ret = C_OK;
+    const cJSON *item = e->child->next;
+    for (; item; item = item->next, got++) {
+        if (jsonGetBytes(item, &argv[got], got % 2 ? "entry value" : "entry field", &msg) != C_OK) {
+            *err = sdscatprintf(sdsempty(), "entry #%zu: %s", index, msg);
+            sdsfree(msg);
+            ret = C_ERR;
+            break;
+        }
+    }
+    if (ret == C_OK && streamAppendItem(s, argv, argc / 2, NULL, &id, 1) != C_OK) {
+        *err = sdscatprintf(sdsempty(), "entry #%zu: entry too large", index);
+        ret = C_ERR;
+    }
+    for (int i = 0; i < got; i++) sdsfree(argv[i]);
+    if (argv != stackv) zfree(argv);
+    return ret;
+}
+
+stream *streamFromJSON(const cJSON *obj, sds *err) {
+    stream *s = streamNew();
+    sds msg = NULL;
+    if (!cJSON_IsObject(obj)) return streamLoadFail(s, err, sdsnew("stream: expected an object"));
+
+    uint64_t length, entries_added;
+    streamID last_id, first_id, max_deleted;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(obj, "length"), &length, "length", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(obj, "last_id"), &last_id, "last_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(obj, "first_id"), &first_id, "first_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(obj, "max_deleted_id"), &max_deleted, "max_deleted_id",
+                        &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(obj, "entries_added"), &entries_added, "entries_added", &msg) !=
+            C_OK)
+        return streamLoadFail(s, err, msg);
+
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(obj, "entries");
+    if (!cJSON_IsArray(entries)) return streamLoadFail(s, err, sdsnew("entries: expected an array"));
+    size_t index = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, entries) {
+        if (streamLoadEntry(s, e, index++, &last_id, &msg) != C_OK) return streamLoadFail(s, err, msg);
+    }
+    if (s->length != length)
+        return streamLoadFail(s, err,
+                              sdscatprintf(sdsempty(), "length is %llu but %llu entries are listed",
+                                           (unsigned long long)length, (unsigned long long)s->length));
+    if (entries_added < length) return streamLoadFail(s, err, sdsnew("entries_added is smaller than length"));
+    streamID expect_first = {0, 0};
+    if (length) streamFirstValidID(s, &expect_first);
+    if (streamCompareID(&first_id, &expect_first) != 0)
+        return streamLoadFail(s, err, sdsnew("first_id does not match the first entry (0-0 when empty)"));
+    if (streamCompareID(&max_deleted, &last_id) > 0)
+        return streamLoadFail(s, err, sdsnew("max_deleted_id is greater than last_id"));
+    s->last_id = last_id;
+    s->first_id = first_id;
+    s->max_deleted_entry_id = max_deleted;
+    s->entries_added = entries_added;
+
+    if (streamGroupsFromJSON(s, cJSON_GetObjectItemCaseSensitive(obj, "groups"), &msg) != C_OK)
+        return streamLoadFail(s, err, msg);
+    return s;
+}
+
+/* ========================================================================
+ * Command table (arity, flags and key positions as Redis 7.2)
+ * ===================================================================== */
+
+static struct redisCommand xgroupSubcommands[] = {
+    {"create", xgroupCommand, -5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
+    {"setid", xgroupCommand, -5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
+    {"destroy", xgroupCommand, 4, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
+    {"createconsumer", xgroupCommand, 5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
+    {"delconsumer", xgroupCommand, 5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
+    {"help", xgroupCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "stream slow", NULL},
+    {0},
+};
+
+static struct redisCommand xinfoSubcommands[] = {
+    {"consumers", xinfoCommand, 4, CMD_READONLY, 2, 2, 1, "read stream slow", NULL},
+    {"groups", xinfoCommand, 3, CMD_READONLY, 2, 2, 1, "read stream slow", NULL},
+    {"stream", xinfoCommand, -3, CMD_READONLY, 2, 2, 1, "read stream slow", NULL},
+    {"help", xinfoCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "stream slow", NULL},
+    {0},
+};
+
+struct redisCommand streamCommandTable[] = {
+    {"xadd", xaddCommand, -5, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xrange", xrangeCommand, -4, CMD_READONLY, 1, 1, 1, "read stream slow", NULL},
+    {"xrevrange", xrevrangeCommand, -4, CMD_READONLY, 1, 1, 1, "read stream slow", NULL},
+    {"xlen", xlenCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "read stream fast", NULL},
+    {"xread", xreadCommand, -4, CMD_READONLY | CMD_BLOCKING | CMD_MOVABLE_KEYS, 0, 0, 0, "read stream slow blocking",
+     NULL},
+    {"xreadgroup", xreadCommand, -7, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, 0, 0, 0,
+     "write stream slow blocking", NULL},
+    {"xdel", xdelCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xtrim", xtrimCommand, -4, CMD_WRITE, 1, 1, 1, "write stream slow", NULL},
+    {"xsetid", xsetidCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xack", xackCommand, -4, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xclaim", xclaimCommand, -6, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xautoclaim", xautoclaimCommand, -6, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xpending", xpendingCommand, -3, CMD_READONLY, 1, 1, 1, "read stream slow", NULL},
+    {"xgroup", NULL, -2, 0, 0, 0, 0, "slow", xgroupSubcommands},
+    {"xinfo", NULL, -2, 0, 0, 0, 0, "slow", xinfoSubcommands},
+    {0},
+};

@@ -1,0 +1,229 @@
+/* t_stream.h -- the stream type: entries, consumer groups, pending entries.
+ *
+ * Semantics are Redis 7.2's (t_stream.c there); the representation is
+ * casq's own:
+ *  - entries are packed in nodes of up to stream-node-max-entries entries
+ *    (split by Redis's own rule, see streamAppendItem), nodes indexed by
+ *    their master ID in an idtree (B+tree);
+ *  - every node caches its entries' JSON for the state document, so a
+ *    commit re-encodes only the nodes that changed;
+ *  - pending entries lists are idtrees keyed by entry ID; a consumer's PEL
+ *    shares its NACKs with the group's PEL, as in Redis. */
+#ifndef CASQ_T_STREAM_H
+#define CASQ_T_STREAM_H
+
+#include <cjson/cJSON.h>
+
+#include "idtree.h"
+#include "server.h"
+
+/* ------------------------------------------------------------------------
+ * Types
+ * --------------------------------------------------------------------- */
+
+/* A run of consecutive entries, the counterpart of one Redis listpack.
+ * Entries are delta-encoded against master_id; see "Node encoding" in
+ * t_stream.c. Deleted entries are removed from data at once (Redis only
+ * flags them), but `deleted` remembers them because Redis's rule for
+ * starting a new node counts them. */
+typedef struct streamNode {
+    streamID master_id;     /* first entry ever appended: the idtree key */
+    streamID last_id;       /* last entry ever appended, deleted or not
+                             * (Redis's MINID trim looks at it) */
+    unsigned char *data;    /* packed live entries */
+    uint32_t used;          /* bytes of data in use */
+    uint32_t alloc;         /* bytes allocated for data */
+    uint32_t count;         /* live entries */
+    uint32_t deleted;       /* entries removed since the node was created */
+    uint32_t lp_fixed;      /* emulated Redis listpack size, fixed part:
+                             * header, master fields and terminator */
+    uint32_t lp_entries;    /* emulated listpack bytes of every entry ever
+                             * appended (Redis never shrinks a listpack) */
+    unsigned char *master_fields; /* fields of the first entry: varint n,
+                                   * then n x (varint len, bytes) */
+    sds json;               /* cached JSON of the entries before json_off
+                             * (comma separated), NULL when invalid */
+    uint32_t json_off;      /* data offset the cache covers */
+} streamNode;
+
+typedef struct streamCG streamCG;
+typedef struct streamConsumer streamConsumer;
+
+typedef struct stream {
+    idtree nodes;                  /* master ID -> streamNode*, in order */
+    uint64_t length;               /* live entries */
+    streamID last_id;              /* last generated ID (XADD / XSETID) */
+    streamID first_id;             /* first live entry, 0-0 when empty:
+                                    * XINFO recorded-first-entry-id */
+    streamID max_deleted_entry_id; /* greatest ID removed by XDEL */
+    uint64_t entries_added;        /* entries ever added */
+    streamCG **cgroups;            /* groups sorted by name (Redis's rax order) */
+    size_t num_cgroups;            /* groups in cgroups */
+    size_t cgroups_alloc;          /* slots allocated in cgroups */
+    uint64_t cg_created;           /* creation counter: groups are written to
+                                    * the document in creation order */
+} stream;
+
+/* Consumer group. */
+struct streamCG {
+    sds name;                      /* group name (binary safe) */
+    streamID last_id;              /* last delivered ID */
+    long long entries_read;        /* logical read counter of last_id, or
+                                    * SCG_INVALID_ENTRIES_READ if unknown */
+    idtree pel;                    /* entry ID -> streamNACK*: delivered,
+                                    * not acknowledged */
+    streamConsumer **consumers;    /* consumers sorted by name */
+    size_t num_consumers;          /* consumers in the array */
+    size_t consumers_alloc;        /* slots allocated */
+    uint64_t created;              /* creation rank within the stream */
+};
+
+/* A consumer of a group. */
+struct streamConsumer {
+    sds name;                      /* consumer name (binary safe) */
+    long long seen_time;           /* last attempted interaction (unix ms):
+                                    * XREADGROUP, XCLAIM, XAUTOCLAIM */
+    long long active_time;         /* last successful read or claim, -1 never */
+    idtree pel;                    /* entry ID -> streamNACK*, the same NACK
+                                    * objects as in the group PEL */
+};
+
+/* A pending (delivered, unacknowledged) entry. */
+typedef struct streamNACK {
+    long long delivery_time;       /* last delivery, unix ms: the job's
+                                    * heartbeat (design.md §5) */
+    uint64_t delivery_count;       /* deliveries so far */
+    streamConsumer *consumer;      /* owner */
+} streamNACK;
+
+#define SCG_INVALID_ENTRIES_READ (-1)
+
+/* Iterator over a range of entries; see streamIteratorStart(). */
+typedef struct streamIterator {
+    stream *s;                     /* stream iterated */
+    streamID start;                /* first ID of the range (inclusive) */
+    streamID end;                  /* last ID of the range (inclusive) */
+    int rev;                       /* iterating from end to start */
+    idtreeIter ni;                 /* position in the node index */
+    streamNode *node;              /* node being scanned, NULL before the first */
+    uint32_t pos;                  /* forward: offset of the next entry;
+                                    * reverse: end offset of the next entry */
+    const unsigned char *fp;       /* next field or value of the current entry */
+    const unsigned char *mf;       /* next master field (same-fields entries) */
+    int samefields;                /* current entry uses the master fields */
+} streamIterator;
+
+/* ------------------------------------------------------------------------
+ * API used by other modules
+ * --------------------------------------------------------------------- */
+
+extern struct redisCommand streamCommandTable[];
+
+stream *streamNew(void);
+void freeStream(stream *s);
+unsigned long streamLength(const robj *o);
+/* Bytes used by the stream, approximately (MEMORY USAGE, INFO). */
+size_t streamMemoryUsage(const stream *s);
+
+/* The STREAM object of docs/state-format.md, appended to out. Unchanged
+ * nodes contribute their cached JSON (memcpy); must run on the main
+ * thread since it refreshes those caches. */
+sds streamCatJSON(sds out, const stream *s);
+/* Builds a stream from its document object, validating everything; on
+ * error returns NULL and sets *err. Never crashes on hostile input. */
+stream *streamFromJSON(const cJSON *obj, sds *err);
+
+/* Low-level entry operations (XADD / XDEL / XTRIM without the commands;
+ * used by tests and loaders). streamAppendItem returns C_ERR with errno
+ * EDOM if the ID is not above the last ID, ERANGE if the entry is too
+ * large; seq_given 0 means "<ms>-*" (the sequence is chosen). */
+int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id, const streamID *use_id,
+                     int seq_given);
+int streamDeleteItem(stream *s, const streamID *id);
+int64_t streamTrimByLength(stream *s, long long maxlen, int approx);
+int64_t streamTrimByID(stream *s, streamID minid, int approx);
+
+/* COMMAND GETKEYS for XREAD / XREADGROUP (movable keys): stores the
+ * argument positions of the keys in keys_out (at most max) and returns
+ * their number, or -1 if the arguments are malformed. */
+int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, int max);
+
+/* ------------------------------------------------------------------------
+ * Blocking (blocked.c)
+ * --------------------------------------------------------------------- */
+
+/* Blocks c on numkeys stream keys until timeout_ms (absolute unix ms, 0 =
+ * forever). XREAD passes the IDs the client waits beyond (ids[i] for
+ * keys[i]); XREADGROUP passes the group name and NULL ids. When a key
+ * becomes ready the command is executed again (CLIENT_REEXECUTING). */
+void blockForStreams(client *c, sds *keys, const streamID *ids, int numkeys, long long timeout_ms, sds group);
+
+/* blocked.c asks whether a waiter could be served right now: for XREAD
+ * (group NULL) whether the stream has an entry > *id; for XREADGROUP
+ * whether the group has entries to deliver, or the key or group is gone
+ * (the command then replies with an error). */
+int streamWaiterCanBeServed(redisDb *db, sds key, const streamID *id, sds group);
+
+/* ------------------------------------------------------------------------
+ * Shared between t_stream.c and t_stream_group.c
+ * --------------------------------------------------------------------- */
+
+int streamIncrID(streamID *id);
+int streamDecrID(streamID *id);
+static inline int streamIDEqZero(const streamID *id) { return !(id->ms || id->seq); }
+
+void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, const streamID *end, int rev);
+int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields);
+void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen,
+                            const unsigned char **value, size_t *vlen);
+void streamIteratorStop(streamIterator *si);
+int streamEntryExists(stream *s, const streamID *id);
+/* The last live entry; returns 0 if the stream is empty. */
+int streamLastValidID(stream *s, streamID *id);
+
+void addReplyStreamID(client *c, const streamID *id);
+
+#define STREAM_RWR_NOACK (1 << 0)      /* do not create PEL entries */
+#define STREAM_RWR_RAWENTRIES (1 << 1) /* no array header: just the entries */
+#define STREAM_RWR_HISTORY (1 << 2)    /* serve the consumer's own PEL */
+size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
+                            streamCG *group, streamConsumer *consumer, int flags);
+void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
+long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);
+int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
+
+/* ID parsing with Redis's error replies (c may be NULL: no reply). */
+int streamGenericParseIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq, int strict, int *seq_given);
+int streamParseIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq);
+int streamParseStrictIDOrReply(client *c, sds o, streamID *id, uint64_t missing_seq, int *seq_given);
+int streamParseIntervalIDOrReply(client *c, sds o, streamID *id, int *exclude, uint64_t missing_seq);
+
+/* Groups, consumers and NACKs (t_stream_group.c). */
+streamCG *streamCreateCG(stream *s, const char *name, size_t namelen, const streamID *id, long long entries_read);
+streamCG *streamLookupCG(stream *s, sds groupname);
+void streamFreeCG(streamCG *cg);
+streamConsumer *streamLookupConsumer(streamCG *cg, sds name);
+streamConsumer *streamCreateConsumer(streamCG *cg, sds name);
+void streamDelConsumer(streamCG *cg, streamConsumer *consumer);
+streamNACK *streamCreateNACK(streamConsumer *consumer);
+void streamFreeNACK(streamNACK *na);
+sds streamCatGroupsJSON(sds out, const stream *s);
+int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err);
+
+/* Commands */
+void xaddCommand(client *c);
+void xrangeCommand(client *c);
+void xrevrangeCommand(client *c);
+void xlenCommand(client *c);
+void xreadCommand(client *c);
+void xdelCommand(client *c);
+void xtrimCommand(client *c);
+void xsetidCommand(client *c);
+void xinfoCommand(client *c);
+void xgroupCommand(client *c);
+void xackCommand(client *c);
+void xclaimCommand(client *c);
+void xautoclaimCommand(client *c);
+void xpendingCommand(client *c);
+
+#endif

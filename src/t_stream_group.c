@@ -1,0 +1,874 @@
+/* t_stream_group.c -- consumer groups: XGROUP XACK XCLAIM XAUTOCLAIM
+ * XPENDING, the group/consumer/NACK structures, and the groups' part of
+ * the state document.
+ *
+ * Groups and consumers are kept in arrays sorted by name, in the byte
+ * order of Redis's rax (memcmp, shorter prefix first), because that order
+ * is visible in XINFO and XPENDING replies. Each pending entry is one
+ * streamNACK referenced from both the group PEL and its owner's PEL. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jsonutil.h"
+#include "t_stream.h"
+
+/* ========================================================================
+ * Name-sorted arrays
+ * ===================================================================== */
+
+/* Both streamCG and streamConsumer start with their name. */
+typedef struct streamNamed {
+    sds name;
+} streamNamed;
+
+static int nameCompare(const char *a, size_t alen, const char *b, size_t blen) {
+    size_t min = alen < blen ? alen : blen;
+    int c = memcmp(a, b, min);
+    if (c) return c;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+/* Index of name in items, or where it would be inserted (*found = 0). */
+static size_t namedSearch(void **items, size_t n, const char *name, size_t len, int *found) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        streamNamed *it = items[mid];
+        int c = nameCompare(it->name, sdslen(it->name), name, len);
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = 0;
+    return lo;
+}
+
+static void namedInsertAt(void ***items, size_t *n, size_t *alloc, size_t pos, void *item) {
+    if (*n == *alloc) {
+        *alloc = *alloc ? *alloc * 2 : 4;
+        *items = zrealloc(*items, sizeof(void *) * *alloc);
+    }
+    memmove(*items + pos + 1, *items + pos, sizeof(void *) * (*n - pos));
+    (*items)[pos] = item;
+    (*n)++;
+}
+
+static void namedRemoveAt(void **items, size_t *n, size_t pos) {
+    memmove(items + pos, items + pos + 1, sizeof(void *) * (*n - pos - 1));
+    (*n)--;
+}
+
+/* ========================================================================
+ * NACKs, consumers, groups
+ * ===================================================================== */
+
+streamNACK *streamCreateNACK(streamConsumer *consumer) {
+    streamNACK *nack = zmalloc(sizeof(*nack));
+    nack->delivery_time = commandTimeSnapshot();
+    nack->delivery_count = 1;
+    nack->consumer = consumer;
+    return nack;
+}
+
+void streamFreeNACK(streamNACK *na) { zfree(na); }
+
+static void freeNACKVoid(void *p) { streamFreeNACK(p); }
+
+static void streamFreeConsumer(streamConsumer *sc) {
+    idtreeClear(&sc->pel, NULL); /* the NACKs belong to the group PEL */
+    sdsfree(sc->name);
+    zfree(sc);
+}
+
+streamCG *streamCreateCG(stream *s, const char *name, size_t namelen, const streamID *id, long long entries_read) {
+    int found;
+    size_t pos = namedSearch((void **)s->cgroups, s->num_cgroups, name, namelen, &found);
+    if (found) return NULL;
+    streamCG *cg = zcalloc(sizeof(*cg));
+    cg->name = sdsnewlen(name, namelen);
+    cg->last_id = *id;
+    cg->entries_read = entries_read;
+    idtreeInit(&cg->pel);
+    cg->created = s->cg_created++;
+    namedInsertAt((void ***)&s->cgroups, &s->num_cgroups, &s->cgroups_alloc, pos, cg);
+    return cg;
+}
+
+void streamFreeCG(streamCG *cg) {
+    idtreeClear(&cg->pel, freeNACKVoid);
+    for (size_t i = 0; i < cg->num_consumers; i++) streamFreeConsumer(cg->consumers[i]);
+    zfree(cg->consumers);
+    sdsfree(cg->name);
+    zfree(cg);
+}
+
+streamCG *streamLookupCG(stream *s, sds groupname) {
+    int found;
+    size_t pos = namedSearch((void **)s->cgroups, s->num_cgroups, groupname, sdslen(groupname), &found);
+    return found ? s->cgroups[pos] : NULL;
+}
+
+/* Removes the group from the stream and frees it. */
+static void streamDestroyCG(stream *s, streamCG *cg) {
+    int found;
+    size_t pos = namedSearch((void **)s->cgroups, s->num_cgroups, cg->name, sdslen(cg->name), &found);
+    if (found) namedRemoveAt((void **)s->cgroups, &s->num_cgroups, pos);
+    streamFreeCG(cg);
+}
+
+streamConsumer *streamLookupConsumer(streamCG *cg, sds name) {
+    int found;
+    size_t pos = namedSearch((void **)cg->consumers, cg->num_consumers, name, sdslen(name), &found);
+    return found ? cg->consumers[pos] : NULL;
+}
+
+/* Creates the consumer; returns NULL if it exists. */
+streamConsumer *streamCreateConsumer(streamCG *cg, sds name) {
+    int found;
+    size_t pos = namedSearch((void **)cg->consumers, cg->num_consumers, name, sdslen(name), &found);
+    if (found) return NULL;
+    streamConsumer *consumer = zmalloc(sizeof(*consumer));
+    consumer->name = sdsdup(name);
+    consumer->seen_time = commandTimeSnapshot();
+    consumer->active_time = -1;
+    idtreeInit(&consumer->pel);
+    namedInsertAt((void ***)&cg->consumers, &cg->num_consumers, &cg->consumers_alloc, pos, consumer);
+    return consumer;
+}
+
+/* Deletes the consumer and its pending entries. */
+void streamDelConsumer(streamCG *cg, streamConsumer *consumer) {
+    idtreeIter it;
+    for (idtreeSeek(&it, &consumer->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNACK *nack = idtreeIterVal(&it);
+        idtreeRemove(&cg->pel, idtreeIterKey(&it), NULL);
+        streamFreeNACK(nack);
+    }
+    int found;
+    size_t pos = namedSearch((void **)cg->consumers, cg->num_consumers, consumer->name, sdslen(consumer->name), &found);
+    if (found) namedRemoveAt((void **)cg->consumers, &cg->num_consumers, pos);
+    streamFreeConsumer(consumer);
+}
+
+/* Drops a pending entry from both PELs. */
+static void streamDropNACK(streamCG *group, const streamID *id, streamNACK *nack) {
+    idtreeRemove(&group->pel, id, NULL);
+    idtreeRemove(&nack->consumer->pel, id, NULL);
+    streamFreeNACK(nack);
+}
+
+/* Gives a pending entry to another consumer. */
+static void streamMoveNACK(streamNACK *nack, const streamID *id, streamConsumer *to) {
+    if (nack->consumer == to) return;
+    if (nack->consumer) idtreeRemove(&nack->consumer->pel, id, NULL);
+    idtreeInsert(&to->pel, id, nack, NULL);
+    nack->consumer = to;
+}
+
+/* ========================================================================
+ * XGROUP
+ * ===================================================================== */
+
+/* XGROUP CREATE key group (id|$) [MKSTREAM] [ENTRIESREAD n]
+ * XGROUP SETID key group (id|$) [ENTRIESREAD n]
+ * XGROUP DESTROY key group
+ * XGROUP CREATECONSUMER key group consumer
+ * XGROUP DELCONSUMER key group consumer
+ * XGROUP HELP */
+void xgroupCommand(client *c) {
+    stream *s = NULL;
+    robj *o = NULL;
+    sds grpname = NULL;
+    streamCG *cg = NULL;
+    char *opt = c->argv[1];
+    int mkstream = 0;
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+
+    if (c->argc >= 4) {
+        int i = 5;
+        int create_subcmd = !strcasecmp(opt, "CREATE");
+        int setid_subcmd = !strcasecmp(opt, "SETID");
+        while (i < c->argc) {
+            if (create_subcmd && !strcasecmp(c->argv[i], "MKSTREAM")) {
+                mkstream = 1;
+                i++;
+            } else if ((create_subcmd || setid_subcmd) && !strcasecmp(c->argv[i], "ENTRIESREAD") && i + 1 < c->argc) {
+                if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &entries_read, NULL) != C_OK) return;
+                if (entries_read < 0 && entries_read != SCG_INVALID_ENTRIES_READ) {
+                    addReplyError(c, "value for ENTRIESREAD must be positive or -1");
+                    return;
+                }
+                i += 2;
+            } else {
+                addReplySubcommandSyntaxError(c);
+                return;
+            }
+        }
+        o = lookupKeyWrite(c, c->db, c->argv[2]);
+        if (o) s = o->ptr;
+        grpname = c->argv[3];
+    }
+
+    if (c->argc >= 4 && !mkstream) {
+        if (s == NULL) {
+            addReplyError(c,
+                          "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to "
+                          "use the MKSTREAM option to create an empty stream automatically.");
+            return;
+        }
+        if ((cg = streamLookupCG(s, grpname)) == NULL &&
+            (!strcasecmp(opt, "SETID") || !strcasecmp(opt, "CREATECONSUMER") || !strcasecmp(opt, "DELCONSUMER"))) {
+            addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", grpname, c->argv[2]);
+            return;
+        }
+    }
+
+    if (c->argc == 2 && !strcasecmp(opt, "HELP")) {
+        const char *help[] = {
+            "CREATE <key> <groupname> <id|$> [option]",
+            "    Create a new consumer group. Options are:",
+            "    * MKSTREAM",
+            "      Create the empty stream if it does not exist.",
+            "    * ENTRIESREAD entries_read",
+            "      Set the group's entries_read counter (internal use).",
+            "CREATECONSUMER <key> <groupname> <consumer>",
+            "    Create a new consumer in the specified group.",
+            "DELCONSUMER <key> <groupname> <consumer>",
+            "    Remove the specified consumer.",
+            "DESTROY <key> <groupname>",
+            "    Remove the specified group.",
+            "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+            "    Set the current group ID and entries_read counter.",
+            NULL,
+        };
+        addReplyHelp(c, help);
+    } else if (!strcasecmp(opt, "CREATE") && (c->argc >= 5 && c->argc <= 8)) {
+        streamID id;
+        if (!strcmp(c->argv[4], "$")) {
+            if (s) {
+                id = s->last_id;
+            } else {
+                id.ms = 0;
+                id.seq = 0;
+            }
+        } else if (streamParseStrictIDOrReply(c, c->argv[4], &id, 0, NULL) != C_OK) {
+            return;
+        }
+        int created_key = 0;
+        if (s == NULL) {
+            o = createStreamObject();
+            dbAdd(c->db, c->argv[2], o);
+            s = o->ptr;
+            created_key = 1;
+        }
+        if (streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read)) {
+            addReplyOk(c);
+            signalModifiedKey(c, c->db, c->argv[2], o);
+        } else {
+            addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
+            if (created_key) signalModifiedKey(c, c->db, c->argv[2], o);
+        }
+        if (created_key) signalKeyAsReady(c->db, c->argv[2]);
+    } else if (!strcasecmp(opt, "SETID") && (c->argc == 5 || c->argc == 7)) {
+        streamID id;
+        if (!strcmp(c->argv[4], "$")) {
+            id = s->last_id;
+        } else if (streamParseIDOrReply(c, c->argv[4], &id, 0) != C_OK) {
+            return;
+        }
+        cg->last_id = id;
+        cg->entries_read = entries_read;
+        signalModifiedKey(c, c->db, c->argv[2], o);
+        addReplyOk(c);
+    } else if (!strcasecmp(opt, "DESTROY") && c->argc == 4) {
+        if (cg) {
+            streamDestroyCG(s, cg);
+            signalModifiedKey(c, c->db, c->argv[2], o);
+            addReplyLongLong(c, 1);
+            /* Wake XREADGROUP clients blocked on it: they get -NOGROUP. */
+            signalKeyAsReady(c->db, c->argv[2]);
+        } else {
+            addReplyLongLong(c, 0);
+        }
+    } else if (!strcasecmp(opt, "CREATECONSUMER") && c->argc == 5) {
+        streamConsumer *created = streamCreateConsumer(cg, c->argv[4]);
+        if (created) signalModifiedKey(c, c->db, c->argv[2], o);
+        addReplyLongLong(c, created ? 1 : 0);
+    } else if (!strcasecmp(opt, "DELCONSUMER") && c->argc == 5) {
+        long long pending = 0;
+        streamConsumer *consumer = streamLookupConsumer(cg, c->argv[4]);
+        if (consumer) {
+            pending = (long long)idtreeSize(&consumer->pel);
+            streamDelConsumer(cg, consumer);
+            signalModifiedKey(c, c->db, c->argv[2], o);
+        }
+        addReplyLongLong(c, pending);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}
+
+/* ========================================================================
+ * XACK
+ * ===================================================================== */
+
+/* XACK key group id [id ...] */
+void xackCommand(client *c) {
+    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (o == NULL || group == NULL) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+
+    /* All IDs must parse before anything is acknowledged. */
+    streamID static_ids[8];
+    streamID *ids = static_ids;
+    int id_count = c->argc - 3;
+    if (id_count > 8) ids = zmalloc(sizeof(streamID) * (size_t)id_count);
+    for (int j = 3; j < c->argc; j++)
+        if (streamParseStrictIDOrReply(c, c->argv[j], &ids[j - 3], 0, NULL) != C_OK) goto cleanup;
+
+    int acknowledged = 0;
+    for (int j = 0; j < id_count; j++) {
+        streamNACK *nack = idtreeFind(&group->pel, &ids[j]);
+        if (nack) {
+            streamDropNACK(group, &ids[j], nack);
+            acknowledged++;
+        }
+    }
+    if (acknowledged) signalModifiedKey(c, c->db, c->argv[1], o);
+    addReplyLongLong(c, acknowledged);
+cleanup:
+    if (ids != static_ids) zfree(ids);
+}
+
+/* ========================================================================
+ * XPENDING
+ * ===================================================================== */
+
+/* XPENDING key group [[IDLE min-idle] start end count [consumer]] */
+void xpendingCommand(client *c) {
+    int justinfo = c->argc == 3;
+    sds key = c->argv[1];
+    sds groupname = c->argv[2];
+    sds consumername = NULL;
+    streamID startid, endid;
+    long long count = 0;
+    long long minidle = 0;
+    int startex = 0, endex = 0;
+
+    if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    if (c->argc >= 6) {
+        int startidx = 3;
+        if (!strcasecmp(c->argv[3], "IDLE")) {
+            if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, NULL) == C_ERR) return;
+            if (c->argc < 8) {
+                addReplyErrorSyntax(c);
+                return;
+            }
+            startidx += 2;
+        }
+        if (getLongLongFromObjectOrReply(c, c->argv[startidx + 2], &count, NULL) == C_ERR) return;
+        if (count < 0) count = 0;
+        if (streamParseIntervalIDOrReply(c, c->argv[startidx], &startid, &startex, 0) != C_OK) return;
+        if (startex && streamIncrID(&startid) != C_OK) {
+            addReplyError(c, "invalid start ID for the interval");
+            return;
+        }
+        if (streamParseIntervalIDOrReply(c, c->argv[startidx + 1], &endid, &endex, UINT64_MAX) != C_OK) return;
+        if (endex && streamDecrID(&endid) != C_OK) {
+            addReplyError(c, "invalid end ID for the interval");
+            return;
+        }
+        if (startidx + 3 < c->argc) consumername = c->argv[startidx + 3];
+    }
+
+    robj *o = lookupKeyRead(c, c->db, key);
+    streamCG *group = o ? streamLookupCG(o->ptr, groupname) : NULL;
+    if (group == NULL) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", key, groupname);
+        return;
+    }
+
+    if (justinfo) {
+        addReplyArrayLen(c, 4);
+        addReplyLongLong(c, (long long)idtreeSize(&group->pel));
+        if (idtreeSize(&group->pel) == 0) {
+            addReplyNull(c);
+            addReplyNull(c);
+            addReplyNullArray(c);
+            return;
+        }
+        streamID first, last;
+        idtreeFirst(&group->pel, &first, NULL);
+        idtreeLast(&group->pel, &last, NULL);
+        addReplyStreamID(c, &first);
+        addReplyStreamID(c, &last);
+        void *lenp = addReplyDeferredLen(c);
+        long n = 0;
+        for (size_t k = 0; k < group->num_consumers; k++) {
+            streamConsumer *consumer = group->consumers[k];
+            if (idtreeSize(&consumer->pel) == 0) continue;
+            addReplyArrayLen(c, 2);
+            addReplyBulk(c, consumer->name, sdslen(consumer->name));
+            addReplyBulkLongLong(c, (long long)idtreeSize(&consumer->pel));
+            n++;
+        }
+        setDeferredArrayLen(c, lenp, n);
+        return;
+    }
+
+    streamConsumer *consumer = NULL;
+    if (consumername) {
+        consumer = streamLookupConsumer(group, consumername);
+        if (consumer == NULL) {
+            addReplyEmptyArray(c);
+            return;
+        }
+    }
+    idtree *pel = consumer ? &consumer->pel : &group->pel;
+    long long now = commandTimeSnapshot();
+    void *lenp = addReplyDeferredLen(c);
+    long n = 0;
+    idtreeIter it;
+    for (idtreeSeek(&it, pel, IDTREE_SEEK_GE, &startid);
+         count && idtreeIterValid(&it) && streamCompareID(idtreeIterKey(&it), &endid) <= 0; idtreeIterNext(&it)) {
+        streamNACK *nack = idtreeIterVal(&it);
+        if (minidle) {
+            long long this_idle = now - nack->delivery_time;
+            if (this_idle < minidle) continue;
+        }
+        n++;
+        count--;
+        addReplyArrayLen(c, 4);
+        addReplyStreamID(c, idtreeIterKey(&it));
+        addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
+        long long elapsed = now - nack->delivery_time;
+        if (elapsed < 0) elapsed = 0;
+        addReplyLongLong(c, elapsed);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+    }
+    setDeferredArrayLen(c, lenp, n);
+}
+
+/* ========================================================================
+ * XCLAIM
+ * ===================================================================== */
+
+/* XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms]
+ *        [TIME unix-ms] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID id]
+ *
+ * Takes over pending entries idle for at least min-idle-time. Claiming
+ * one's own entries with JUSTID is the job heartbeat (design.md §5): it
+ * refreshes the delivery time without counting a delivery. */
+void xclaimCommand(client *c) {
+    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    long long minidle;
+    long long retrycount = -1;
+    long long deliverytime = -1;
+    int force = 0, justid = 0;
+
+    if (o == NULL || group == NULL) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
+        return;
+    }
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XCLAIM") != C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+
+    /* IDs first (all or nothing); the first argument that is not an ID
+     * starts the options. */
+    int j;
+    streamID static_ids[8];
+    streamID *ids = static_ids;
+    int id_count = c->argc - 5;
+    if (id_count > 8) ids = zmalloc(sizeof(streamID) * (size_t)id_count);
+    for (j = 5; j < c->argc; j++)
+        if (streamParseStrictIDOrReply(NULL, c->argv[j], &ids[j - 5], 0, NULL) != C_OK) break;
+    int last_id_arg = j - 1;
+
+    long long now = commandTimeSnapshot();
+    streamID last_id = {0, 0};
+    for (; j < c->argc; j++) {
+        int moreargs = (c->argc - 1) - j;
+        char *opt = c->argv[j];
+        if (!strcasecmp(opt, "FORCE")) {
+            force = 1;
+        } else if (!strcasecmp(opt, "JUSTID")) {
+            justid = 1;
+        } else if (!strcasecmp(opt, "IDLE") && moreargs) {
+            j++;
+            if (getLongLongFromObjectOrReply(c, c->argv[j], &deliverytime,
+                                             "Invalid IDLE option argument for XCLAIM") != C_OK)
+                goto cleanup;
+            deliverytime = now - deliverytime;
+        } else if (!strcasecmp(opt, "TIME") && moreargs) {
+            j++;
+            if (getLongLongFromObjectOrReply(c, c->argv[j], &deliverytime,
+                                             "Invalid TIME option argument for XCLAIM") != C_OK)
+                goto cleanup;
+        } else if (!strcasecmp(opt, "RETRYCOUNT") && moreargs) {
+            j++;
+            if (getLongLongFromObjectOrReply(c, c->argv[j], &retrycount,
+                                             "Invalid RETRYCOUNT option argument for XCLAIM") != C_OK)
+                goto cleanup;
+        } else if (!strcasecmp(opt, "LASTID") && moreargs) {
+            j++;
+            if (streamParseStrictIDOrReply(c, c->argv[j], &last_id, 0, NULL) != C_OK) goto cleanup;
+        } else {
+            addReplyErrorFormat(c, "Unrecognized XCLAIM option '%s'", opt);
+            goto cleanup;
+        }
+    }
+
+    if (streamCompareID(&last_id, &group->last_id) > 0) group->last_id = last_id;
+
+    /* A delivery time in the future or negative becomes "now": a client
+     * computing it from a slightly different clock is not an error. */
+    if (deliverytime != -1) {
+        if (deliverytime < 0 || deliverytime > now) deliverytime = now;
+    } else {
+        deliverytime = now;
+    }
+
+    stream *s = o->ptr;
+    streamConsumer *consumer = streamLookupConsumer(group, c->argv[3]);
+    if (consumer == NULL) consumer = streamCreateConsumer(group, c->argv[3]);
+    consumer->seen_time = commandTimeSnapshot();
+
+    void *arraylenptr = addReplyDeferredLen(c);
+    long arraylen = 0;
+    for (int k = 5; k <= last_id_arg; k++) {
+        streamID id = ids[k - 5];
+        streamNACK *nack = idtreeFind(&group->pel, &id);
+
+        /* Only existing entries can be claimed; a pending entry whose
+         * entry was deleted is dropped. */
+        if (!streamEntryExists(s, &id)) {
+            if (nack) streamDropNACK(group, &id, nack);
+            continue;
+        }
+        if (force && nack == NULL) {
+            nack = streamCreateNACK(NULL);
+            idtreeInsert(&group->pel, &id, nack, NULL);
+        }
+        if (nack == NULL) continue;
+        /* A NACK just made by FORCE has no owner and ignores min-idle. */
+        if (nack->consumer && minidle) {
+            long long this_idle = now - nack->delivery_time;
+            if (this_idle < minidle) continue;
+        }
+        nack->delivery_time = deliverytime;
+        if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
+        else if (!justid) nack->delivery_count++;
+        streamMoveNACK(nack, &id, consumer);
+        if (justid) addReplyStreamID(c, &id);
+        else streamReplyWithRange(c, s, &id, &id, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES);
+        arraylen++;
+        consumer->active_time = commandTimeSnapshot();
+    }
+    setDeferredArrayLen(c, arraylenptr, arraylen);
+    signalModifiedKey(c, c->db, c->argv[1], o);
+cleanup:
+    if (ids != static_ids) zfree(ids);
+}
+
+/* ========================================================================
+ * XAUTOCLAIM
+ * ===================================================================== */
+
+/* XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
+ *
+ * Scans the group PEL from start and claims up to count entries idle for
+ * at least min-idle-time (looking at no more than 10 x count entries).
+ * Replies [next-cursor, claimed, deleted-ids]: pending entries whose
+ * stream entry no longer exists are dropped and reported. */
+void xautoclaimCommand(client *c) {
+    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    long long minidle;
+    long count = 100;
+    const long attempts_factor = 10;
+    streamID startid;
+    int startex;
+    int justid = 0;
+
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XAUTOCLAIM") !=
+        C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    if (streamParseIntervalIDOrReply(c, c->argv[5], &startid, &startex, 0) != C_OK) return;
+    if (startex && streamIncrID(&startid) != C_OK) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    for (int j = 6; j < c->argc; j++) {
+        int moreargs = (c->argc - 1) - j;
+        char *opt = c->argv[j];
+        if (!strcasecmp(opt, "COUNT") && moreargs) {
+            long max_count = LONG_MAX / (long)(sizeof(streamID) > (size_t)attempts_factor ? sizeof(streamID)
+                                                                                            : (size_t)attempts_factor);
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 1], 1, max_count, &count, "-ERR COUNT must be > 0") !=
+                C_OK)
+                return;
+            j++;
+        } else if (!strcasecmp(opt, "JUSTID")) {
+            justid = 1;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (o == NULL || group == NULL) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
+        return;
+    }
+    stream *s = o->ptr;
+
+    streamConsumer *consumer = streamLookupConsumer(group, c->argv[3]);
+    if (consumer == NULL) consumer = streamCreateConsumer(group, c->argv[3]);
+    consumer->seen_time = commandTimeSnapshot();
+
+    /* First claim, remembering what to send; then reply (the cursor comes
+     * first in the reply but is known only at the end). */
+    long long attempts = (long long)count * attempts_factor;
+    long long now = commandTimeSnapshot();
+    streamID *claimed = NULL, *deleted = NULL;
+    size_t nclaimed = 0, ndeleted = 0, aclaimed = 0, adeleted = 0;
+    idtreeIter it;
+    idtreeSeek(&it, &group->pel, IDTREE_SEEK_GE, &startid);
+    while (attempts-- && count && idtreeIterValid(&it)) {
+        streamID id = *idtreeIterKey(&it);
+        streamNACK *nack = idtreeIterVal(&it);
+        if (!streamEntryExists(s, &id)) {
+            streamDropNACK(group, &id, nack);
+            if (ndeleted == adeleted) {
+                adeleted = adeleted ? adeleted * 2 : 8;
+                deleted = zrealloc(deleted, sizeof(streamID) * adeleted);
+            }
+            deleted[ndeleted++] = id;
+            count--;
+            idtreeSeek(&it, &group->pel, IDTREE_SEEK_GT, &id);
+            continue;
+        }
+        if (minidle && now - nack->delivery_time < minidle) {
+            idtreeIterNext(&it);
+            continue;
+        }
+        nack->delivery_time = now;
+        if (!justid) nack->delivery_count++;
+        streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
+        if (nclaimed == aclaimed) {
+            aclaimed = aclaimed ? aclaimed * 2 : 8;
+            claimed = zrealloc(claimed, sizeof(streamID) * aclaimed);
+        }
+        claimed[nclaimed++] = id;
+        count--;
+        consumer->active_time = commandTimeSnapshot();
+        idtreeIterNext(&it);
+    }
+    streamID endid = {0, 0};
+    if (idtreeIterValid(&it)) endid = *idtreeIterKey(&it);
+
+    addReplyArrayLen(c, 3);
+    addReplyStreamID(c, &endid);
+    addReplyArrayLen(c, (long)nclaimed);
+    for (size_t k = 0; k < nclaimed; k++) {
+        if (justid) addReplyStreamID(c, &claimed[k]);
+        else streamReplyWithRange(c, s, &claimed[k], &claimed[k], 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES);
+    }
+    addReplyArrayLen(c, (long)ndeleted);
+    for (size_t k = 0; k < ndeleted; k++) addReplyStreamID(c, &deleted[k]);
+    zfree(claimed);
+    zfree(deleted);
+    signalModifiedKey(c, c->db, c->argv[1], o);
+}
+
+/* ========================================================================
+ * The state document
+ * ===================================================================== */
+
+static int groupCreationCompare(const void *a, const void *b) {
+    const streamCG *ga = *(const streamCG *const *)a, *gb = *(const streamCG *const *)b;
+    return ga->created < gb->created ? -1 : ga->created > gb->created;
+}
+
+/* Appends "groups":[...] content (without the key), groups in creation
+ * order. Groups change all the time, so they are encoded afresh. */
+sds streamCatGroupsJSON(sds out, const stream *s) {
+    out = sdscatlen(out, "[", 1);
+    streamCG *stackv[16];
+    streamCG **order = s->num_cgroups <= 16 ? stackv : zmalloc(sizeof(streamCG *) * s->num_cgroups);
+    if (s->num_cgroups) {
+        memcpy(order, s->cgroups, sizeof(streamCG *) * s->num_cgroups);
+        qsort(order, s->num_cgroups, sizeof(streamCG *), groupCreationCompare);
+    }
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = order[g];
+        if (g) out = sdscatlen(out, ",", 1);
+        out = sdscatlen(out, "{\"name\":", 8);
+        out = jsonCatBytes(out, cg->name, sdslen(cg->name));
+        out = sdscatlen(out, ",\"last_delivered_id\":", 21);
+        out = jsonCatStreamID(out, &cg->last_id);
+        out = sdscatlen(out, ",\"entries_read\":", 16);
+        if (cg->entries_read == SCG_INVALID_ENTRIES_READ) out = sdscatlen(out, "null", 4);
+        else out = jsonCatI64(out, cg->entries_read);
+        out = sdscatlen(out, ",\"consumers\":[", 14);
+        for (size_t k = 0; k < cg->num_consumers; k++) {
+            streamConsumer *sc = cg->consumers[k];
+            if (k) out = sdscatlen(out, ",", 1);
+            out = sdscatlen(out, "{\"name\":", 8);
+            out = jsonCatBytes(out, sc->name, sdslen(sc->name));
+            out = sdscatlen(out, ",\"seen_time_ms\":", 16);
+            out = jsonCatI64(out, sc->seen_time);
+            out = sdscatlen(out, ",\"active_time_ms\":", 18);
+            out = jsonCatI64(out, sc->active_time);
+            out = sdscatlen(out, "}", 1);
+        }
+        out = sdscatlen(out, "],\"pending\":[", 13);
+        idtreeIter it;
+        int first = 1;
+        for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+            streamNACK *nack = idtreeIterVal(&it);
+            out = sdscatlen(out, first ? "[" : ",[", first ? 1 : 2);
+            first = 0;
+            out = jsonCatStreamID(out, idtreeIterKey(&it));
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatBytes(out, nack->consumer->name, sdslen(nack->consumer->name));
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatI64(out, nack->delivery_time);
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatU64(out, nack->delivery_count);
+            out = sdscatlen(out, "]", 1);
+        }
+        out = sdscatlen(out, "]}", 2);
+    }
+    if (order != stackv) zfree(order);
+    return sdscatlen(out, "]", 1);
+}
+
+static int groupLoadError(sds *err, const char *group_desc, sds msg) {
+    *err = sdscatprintf(sdsempty(), "consumer group %s: %s", group_desc, msg);
+    sdsfree(msg);
+    return C_ERR;
+}
+
+/* Loads one group object into s. */
+static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err) {
+    char desc[32];
+    snprintf(desc, sizeof(desc), "#%zu", index);
+    sds msg = NULL;
+    if (!cJSON_IsObject(g)) return groupLoadError(err, desc, sdsnew("expected an object"));
+
+    sds name = NULL;
+    streamID last_id;
+    if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(g, "name"), &name, "name", &msg) != C_OK)
+        return groupLoadError(err, desc, msg);
+    if (jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(g, "last_delivered_id"), &last_id, "last_delivered_id",
+                        &msg) != C_OK) {
+        sdsfree(name);
+        return groupLoadError(err, desc, msg);
+    }
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+    const cJSON *er = cJSON_GetObjectItemCaseSensitive(g, "entries_read");
+    if (!cJSON_IsNull(er)) {
+        int64_t v;
+        if (jsonGetI64(er, &v, "entries_read", &msg) != C_OK) {
+            sdsfree(name);
+            return groupLoadError(err, desc, msg);
+        }
+        if (v < 0) {
+            sdsfree(name);
+            return groupLoadError(err, desc, sdsnew("entries_read: must be null or >= 0"));
+        }
+        entries_read = v;
+    }
+    streamCG *cg = streamCreateCG(s, name, sdslen(name), &last_id, entries_read);
+    sdsfree(name);
+    if (!cg) return groupLoadError(err, desc, sdsnew("duplicate group name"));
+
+    const cJSON *consumers = cJSON_GetObjectItemCaseSensitive(g, "consumers");
+    if (!cJSON_IsArray(consumers)) return groupLoadError(err, desc, sdsnew("consumers: expected an array"));
+    const cJSON *sc;
+    cJSON_ArrayForEach(sc, consumers) {
+        if (!cJSON_IsObject(sc)) return groupLoadError(err, desc, sdsnew("consumers: expected objects"));
+        sds cname;
+        int64_t seen, active;
+        if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(sc, "name"), &cname, "consumer name", &msg) != C_OK)
+            return groupLoadError(err, desc, msg);
+        if (jsonGetI64(cJSON_GetObjectItemCaseSensitive(sc, "seen_time_ms"), &seen, "seen_time_ms", &msg) != C_OK ||
+            jsonGetI64(cJSON_GetObjectItemCaseSensitive(sc, "active_time_ms"), &active, "active_time_ms", &msg) !=
+                C_OK) {
+            sdsfree(cname);
+            return groupLoadError(err, desc, msg);
+        }
+        streamConsumer *consumer = streamCreateConsumer(cg, cname);
+        sdsfree(cname);
+        if (!consumer) return groupLoadError(err, desc, sdsnew("duplicate consumer name"));
+        consumer->seen_time = seen;
+        consumer->active_time = active;
+    }
+
+    const cJSON *pending = cJSON_GetObjectItemCaseSensitive(g, "pending");
+    if (!cJSON_IsArray(pending)) return groupLoadError(err, desc, sdsnew("pending: expected an array"));
+    const cJSON *p;
+    streamID prev = {0, 0};
+    int have_prev = 0;
+    cJSON_ArrayForEach(p, pending) {
+        if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 4)
+            return groupLoadError(err, desc, sdsnew("pending: expected [id, consumer, delivery_time_ms, count]"));
+        streamID id;
+        sds cname;
+        int64_t dtime;
+        uint64_t dcount;
+        if (jsonGetStreamID(cJSON_GetArrayItem(p, 0), &id, "pending ID", &msg) != C_OK)
+            return groupLoadError(err, desc, msg);
+        if (have_prev && streamCompareID(&prev, &id) >= 0)
+            return groupLoadError(err, desc, sdsnew("pending: IDs not in increasing order"));
+        prev = id;
+        have_prev = 1;
+        if (jsonGetBytes(cJSON_GetArrayItem(p, 1), &cname, "pending consumer", &msg) != C_OK)
+            return groupLoadError(err, desc, msg);
+        streamConsumer *owner = streamLookupConsumer(cg, cname);
+        if (!owner) {
+            sds m = sdscatprintf(sdsempty(), "pending entry owned by unknown consumer '%s'", cname);
+            sdsfree(cname);
+            return groupLoadError(err, desc, m);
+        }
+        sdsfree(cname);
+        if (jsonGetI64(cJSON_GetArrayItem(p, 2), &dtime, "pending delivery time", &msg) != C_OK ||
+            jsonGetU64(cJSON_GetArrayItem(p, 3), &dcount, "pending delivery count", &msg) != C_OK)
+            return groupLoadError(err, desc, msg);
+        streamNACK *nack = streamCreateNACK(owner);
+        nack->delivery_time = dtime;
+        nack->delivery_count = dcount;
+        idtreeInsert(&cg->pel, &id, nack, NULL);
+        idtreeInsert(&owner->pel, &id, nack, NULL);
+    }
+    return C_OK;
+}
+
+int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err) {
+    if (!cJSON_IsArray(groups)) {
+        *err = sdsnew("groups: expected an array");
+        return C_ERR;
+    }
+    size_t i = 0;
+    const cJSON *g;
+    cJSON_ArrayForEach(g, groups) {
+        if (streamGroupFromJSON(s, g, i++, err) != C_OK) return C_ERR;
+    }
+    return C_OK;
+}

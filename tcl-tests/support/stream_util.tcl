@@ -1,0 +1,136 @@
+# stream_util.tcl -- helpers shared by the stream test files
+# (tcl-tests/unit/type/stream*.tcl). Sourced by those files, not by the
+# harness:
+#
+#   source [file join [file dirname [info script]] .. .. support stream_util.tcl]
+#
+# Only things the harness (support/util.tcl) does not already offer live
+# here; everything builds on its documented API (r, srv, redis_client ...).
+
+# ------------------------------------------------------------------------
+# Versions
+# ------------------------------------------------------------------------
+
+# 1 if the server of `level` reports a redis_version >= v. Used by tests
+# whose expected reply depends on a version the harness has no tag for
+# (e.g. XREAD's "+" ID, new in Redis 7.4: see the test's comment).
+proc stream_version_at_least {v {level 0}} {
+    set have [srv $level version]
+    if {$have eq ""} {return 0}
+    expr {[package vcompare $have $v] >= 0}
+}
+
+# ------------------------------------------------------------------------
+# Building streams
+# ------------------------------------------------------------------------
+
+# Add entries with explicit IDs: stream_add key id f v ?id f v ...?
+# (one field each). Returns the IDs XADD replied.
+proc stream_add {key args} {
+    set ids {}
+    foreach {id f v} $args {
+        lappend ids [r xadd $key $id $f $v]
+    }
+    return $ids
+}
+
+# Add entries ms-0 for ms = from..to, each with field "i" = ms.
+proc stream_fill {key from to} {
+    set c [redis_client]
+    set buf {}
+    for {set i $from} {$i <= $to} {incr i} {
+        append buf [format_command xadd $key $i-0 i $i]
+    }
+    $c write $buf
+    $c flush
+    for {set i $from} {$i <= $to} {incr i} {$c read}
+    $c close
+}
+
+# IDs of a list of entries as returned by XRANGE / XREAD.
+proc stream_ids {entries} {
+    set ids {}
+    foreach e $entries {lappend ids [lindex $e 0]}
+    return $ids
+}
+
+# The value of a field in a flat key/value reply (XINFO ...), failing
+# clearly when it is absent.
+proc stream_field {reply name} {
+    if {![dict exists $reply $name]} {
+        fail "no field '$name' in reply: $reply"
+    }
+    dict get $reply $name
+}
+
+# ------------------------------------------------------------------------
+# Raw RESP shapes
+# ------------------------------------------------------------------------
+
+# Read one complete reply of a client in readraw mode and return its
+# shape as one string of tokens, so tests can tell a map from an array:
+#   %1 s *1 *2 1-0 *2 f v
+# Aggregates keep their header (*N %N ~N >N |N), bulk strings show only
+# their payload (the "$len" line is dropped, "$-1" stays), every other
+# line (+OK :1 _ ,1.5 #t -ERR ...) is kept verbatim.
+proc stream_read_shape {c} {
+    set out {}
+    stream_read_shape_into $c out
+    join $out " "
+}
+
+proc stream_read_shape_into {c outvar} {
+    upvar 1 $outvar out
+    set line [$c read]
+    set type [string index $line 0]
+    set n [string range $line 1 end]
+    switch -- $type {
+        * - ~ - > {
+            lappend out $line
+            for {set i 0} {$i < $n} {incr i} {stream_read_shape_into $c out}
+        }
+        % - | {
+            lappend out $line
+            for {set i 0} {$i < 2*$n} {incr i} {stream_read_shape_into $c out}
+            # An attribute is followed by the value it describes.
+            if {$type eq "|"} {stream_read_shape_into $c out}
+        }
+        $ - = - ! {
+            if {$n < 0} {
+                lappend out $line
+            } else {
+                lappend out [$c read]
+            }
+        }
+        default {lappend out $line}
+    }
+}
+
+# Send a command on client c and return the shape of its reply
+# (see stream_read_shape).
+proc stream_shape {c args} {
+    $c readraw 1
+    set rc [catch {
+        $c write [format_command {*}$args]
+        $c flush
+        stream_read_shape $c
+    } res]
+    $c readraw 0
+    if {$rc} {error $res}
+    return $res
+}
+
+# ------------------------------------------------------------------------
+# Clients
+# ------------------------------------------------------------------------
+
+# The CLIENT ID of a (deferring or not) client.
+proc stream_client_id {c {deferring 0}} {
+    $c client id
+    if {$deferring} {return [$c read]}
+}
+
+# Number of connected clients (CLIENT LIST lines).
+proc stream_client_count {} {
+    llength [split [string trim [r client list]] "\n"]
+}

@@ -1,0 +1,632 @@
+/* test_stream.c -- unit tests for the stream data structures: the idtree
+ * (B+tree keyed by stream IDs), the JSON helpers, stream entries (append,
+ * iterate, delete, trim, Redis's node split rule) and the stream's state
+ * document round trip, including hostile documents.
+ *
+ * int test_stream(void) returns the number of failed assertions and
+ * prints one line per failure. Randomised parts use a fixed seed. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/idtree.h"
+#include "../../src/jsonutil.h"
+#include "../../src/t_stream.h"
+
+static int ts_failures;
+
+#define TS_ASSERT(cond)                                                                              \
+    do {                                                                                             \
+        if (!(cond)) {                                                                               \
+            printf("test_stream: %s:%d: assertion failed: %s\n", __FILE__, __LINE__, #cond);         \
+            ts_failures++;                                                                           \
+        }                                                                                            \
+    } while (0)
+
+static uint64_t ts_rng = 0x9E3779B97F4A7C15ULL;
+
+static uint64_t tsRand(void) {
+    ts_rng ^= ts_rng << 13;
+    ts_rng ^= ts_rng >> 7;
+    ts_rng ^= ts_rng << 17;
+    return ts_rng;
+}
+
+
+/* ========================================================================
+ * idtree
+ * ===================================================================== */
+
+static void testIdtreeRandom(void) {
+    idtree t;
+    idtreeInit(&t);
+    enum { N = 20000 };
+    streamID *ref = malloc(sizeof(streamID) * N); /* sorted live keys */
+    size_t nref = 0;
+    for (int op = 0; op < 60000; op++) {
+        streamID id = {tsRand() % 50, tsRand() % 300};
+        size_t lo = 0, hi = nref;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (streamCompareID(&ref[mid], &id) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        int present = lo < nref && streamCompareID(&ref[lo], &id) == 0;
+        if (tsRand() % 3 != 0 && nref < N) {
+            void *existing = NULL;
+            int ins = idtreeInsert(&t, &id, (void *)(uintptr_t)(id.ms * 1000 + id.seq + 1), &existing);
+            TS_ASSERT(ins == !present);
+            if (present) TS_ASSERT(existing == (void *)(uintptr_t)(id.ms * 1000 + id.seq + 1));
+            if (!present) {
+                memmove(ref + lo + 1, ref + lo, sizeof(streamID) * (nref - lo));
+                ref[lo] = id;
+                nref++;
+            }
+        } else {
+            void *old = NULL;
+            int rem = idtreeRemove(&t, &id, &old);
+            TS_ASSERT(rem == present);
+            if (present) {
+                TS_ASSERT(old == (void *)(uintptr_t)(id.ms * 1000 + id.seq + 1));
+                memmove(ref + lo, ref + lo + 1, sizeof(streamID) * (nref - lo - 1));
+                nref--;
+            }
+        }
+        if (op % 5000 == 0) {
+            const char *err = idtreeCheck(&t);
+            if (err) printf("test_stream: idtree check: %s\n", err);
+            TS_ASSERT(err == NULL);
+        }
+    }
+    TS_ASSERT(idtreeSize(&t) == nref);
+    TS_ASSERT(idtreeCheck(&t) == NULL);
+
+    /* In-order iteration both ways. */
+    idtreeIter it;
+    size_t i = 0;
+    for (idtreeSeek(&it, &t, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it), i++)
+        if (i < nref) TS_ASSERT(streamCompareID(idtreeIterKey(&it), &ref[i]) == 0);
+    TS_ASSERT(i == nref);
+    i = nref;
+    for (idtreeSeek(&it, &t, IDTREE_SEEK_LAST, NULL); idtreeIterValid(&it); idtreeIterPrev(&it)) {
+        i--;
+        TS_ASSERT(streamCompareID(idtreeIterKey(&it), &ref[i]) == 0);
+    }
+    TS_ASSERT(i == 0);
+
+    /* Seeks against a linear reference. */
+    for (int k = 0; k < 2000; k++) {
+        streamID id = {tsRand() % 52, tsRand() % 302};
+        size_t ge = 0;
+        while (ge < nref && streamCompareID(&ref[ge], &id) < 0) ge++;
+        size_t gt = ge;
+        while (gt < nref && streamCompareID(&ref[gt], &id) <= 0) gt++;
+        idtreeSeek(&it, &t, IDTREE_SEEK_GE, &id);
+        TS_ASSERT(ge == nref ? !idtreeIterValid(&it) : streamCompareID(idtreeIterKey(&it), &ref[ge]) == 0);
+        idtreeSeek(&it, &t, IDTREE_SEEK_GT, &id);
+        TS_ASSERT(gt == nref ? !idtreeIterValid(&it) : streamCompareID(idtreeIterKey(&it), &ref[gt]) == 0);
+        idtreeSeek(&it, &t, IDTREE_SEEK_LT, &id);
+        TS_ASSERT(ge == 0 ? !idtreeIterValid(&it) : streamCompareID(idtreeIterKey(&it), &ref[ge - 1]) == 0);
+        idtreeSeek(&it, &t, IDTREE_SEEK_LE, &id);
+        TS_ASSERT(gt == 0 ? !idtreeIterValid(&it) : streamCompareID(idtreeIterKey(&it), &ref[gt - 1]) == 0);
+        void *v = idtreeFind(&t, &id);
+        TS_ASSERT((v != NULL) == (ge < gt));
+    }
+
+    /* Drain completely. */
+    for (size_t k = 0; k < nref; k++) TS_ASSERT(idtreeRemove(&t, &ref[k], NULL) == 1);
+    TS_ASSERT(idtreeSize(&t) == 0 && t.root == NULL && idtreeNodeCount(&t) == 0);
+    idtreeClear(&t, NULL);
+    free(ref);
+}
+
+static void testIdtreeAppendShape(void) {
+    /* Sequential appends fill nodes completely; removing from the head
+     * frees them. */
+    idtree t;
+    idtreeInit(&t);
+    for (uint64_t i = 1; i <= 64 * 64 * 3; i++) {
+        streamID id = {i, 0};
+        idtreeInsert(&t, &id, (void *)(uintptr_t)i, NULL);
+    }
+    TS_ASSERT(idtreeCheck(&t) == NULL);
+    TS_ASSERT(idtreeNodeCount(&t) <= 64 * 3 + 3 + 1 + 1);
+    for (uint64_t i = 1; i <= 64 * 64 * 3 - 10; i++) {
+        streamID id = {i, 0};
+        TS_ASSERT(idtreeRemove(&t, &id, NULL));
+    }
+    TS_ASSERT(idtreeCheck(&t) == NULL);
+    TS_ASSERT(idtreeSize(&t) == 10);
+    TS_ASSERT(idtreeNodeCount(&t) == 1);
+    idtreeClear(&t, NULL);
+
+    /* A small tree is small. */
+    idtreeInit(&t);
+    streamID one = {1, 1};
+    idtreeInsert(&t, &one, (void *)1, NULL);
+    TS_ASSERT(idtreeMemoryUsage(&t) <= 160);
+    idtreeClear(&t, NULL);
+}
+
+/* ========================================================================
+ * JSON helpers
+ * ===================================================================== */
+
+static void testJsonUtil(void) {
+    TS_ASSERT(jsonIsPlainText((const unsigned char *)"hello", 5));
+    TS_ASSERT(jsonIsPlainText((const unsigned char *)"\xc3\xa9t\xc3\xa9", 5));       /* été */
+    TS_ASSERT(jsonIsPlainText((const unsigned char *)"\xf0\x9f\x98\x80", 4));        /* emoji */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"a\0b", 3));                   /* NUL */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"\xc3", 1));                   /* truncated */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"\xc0\xaf", 2));               /* overlong */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"\xed\xa0\x80", 3));           /* surrogate */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"\xf4\x90\x80\x80", 4));       /* > U+10FFFF */
+    TS_ASSERT(!jsonIsPlainText((const unsigned char *)"\xff", 1));
+
+    sds s = jsonCatString(sdsempty(), "a\"b\\c\n\x01", 7);
+    TS_ASSERT(strcmp(s, "\"a\\\"b\\\\c\\n\\u0001\"") == 0);
+    sdsfree(s);
+
+    /* base64 round trips of every length. */
+    for (int len = 0; len < 70; len++) {
+        unsigned char buf[70];
+        for (int i = 0; i < len; i++) buf[i] = (unsigned char)tsRand();
+        sds e = base64Encode(sdsempty(), buf, (size_t)len);
+        TS_ASSERT(sdslen(e) == (size_t)(len + 2) / 3 * 4);
+        sds d = base64Decode(e, sdslen(e));
+        TS_ASSERT(d && sdslen(d) == (size_t)len && memcmp(d, buf, (size_t)len) == 0);
+        sdsfree(e);
+        sdsfree(d);
+    }
+    TS_ASSERT(base64Decode("abc", 3) == NULL);
+    TS_ASSERT(base64Decode("a=bc", 4) == NULL);
+    TS_ASSERT(base64Decode("ab=c", 4) == NULL);
+    TS_ASSERT(base64Decode("ab!c", 4) == NULL);
+    TS_ASSERT(base64Decode("AB==", 4) == NULL); /* stray bits */
+
+    /* Byte strings survive JSON and cJSON, text stays text. */
+    const char *samples[] = {"plain", "", "tab\there", "nul\0inside", "\xff\xfe binary", "\xe2\x82\xac euro"};
+    size_t lens[] = {5, 0, 8, 10, 9, 7};
+    for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+        sds j = jsonCatBytes(sdsempty(), samples[k], lens[k]);
+        cJSON *item = cJSON_Parse(j);
+        TS_ASSERT(item != NULL);
+        sds back = NULL, err = NULL;
+        TS_ASSERT(jsonGetBytes(item, &back, "x", &err) == C_OK);
+        TS_ASSERT(back && sdslen(back) == lens[k] && memcmp(back, samples[k], lens[k]) == 0);
+        int is_text = j[0] == '"';
+        TS_ASSERT(is_text == jsonIsPlainText((const unsigned char *)samples[k], lens[k]));
+        sdsfree(back);
+        sdsfree(err);
+        sdsfree(j);
+        cJSON_Delete(item);
+    }
+
+    /* Counters above 2^53 are strings. */
+    sds u = jsonCatU64(sdsempty(), 18446744073709551615ULL);
+    TS_ASSERT(strcmp(u, "\"18446744073709551615\"") == 0);
+    cJSON *ui = cJSON_Parse(u);
+    uint64_t v = 0;
+    sds err = NULL;
+    TS_ASSERT(jsonGetU64(ui, &v, "x", &err) == C_OK && v == 18446744073709551615ULL);
+    cJSON_Delete(ui);
+    sdsfree(u);
+    cJSON *bad = cJSON_Parse("1.5");
+    TS_ASSERT(jsonGetU64(bad, &v, "x", &err) == C_ERR);
+    sdsfree(err);
+    cJSON_Delete(bad);
+
+    streamID id;
+    TS_ASSERT(streamIDFromString("1-2", 3, &id) && id.ms == 1 && id.seq == 2);
+    TS_ASSERT(!streamIDFromString("1", 1, &id));
+    TS_ASSERT(!streamIDFromString("01-2", 4, &id));
+    TS_ASSERT(!streamIDFromString("1--2", 4, &id));
+    TS_ASSERT(!streamIDFromString("18446744073709551616-0", 22, &id));
+}
+
+/* ========================================================================
+ * Streams
+ * ===================================================================== */
+
+typedef struct tsEntry {
+    streamID id;
+    int nf;
+    sds fv[6];
+} tsEntry;
+
+static sds tsRandomString(void) {
+    int kind = (int)(tsRand() % 5);
+    char buf[64];
+    size_t len = (size_t)(tsRand() % 20);
+    for (size_t i = 0; i < len; i++) {
+        if (kind == 0) buf[i] = (char)(tsRand() & 0xFF); /* binary, NULs included */
+        else buf[i] = (char)('a' + tsRand() % 26);
+    }
+    if (kind == 1) return sdsfromlonglong((long long)(tsRand() % 100000) - 500);
+    return sdsnewlen(buf, len);
+}
+
+static void tsFreeEntry(tsEntry *e) {
+    for (int i = 0; i < e->nf * 2; i++) sdsfree(e->fv[i]);
+}
+
+/* Compares a range read through the iterator with the reference. */
+static void tsCheckRange(stream *s, tsEntry *ref, size_t nref, const streamID *start, const streamID *end, int rev) {
+    streamIterator si;
+    streamIteratorStart(&si, s, start, end, rev);
+    size_t i = rev ? nref : 0;
+    streamID id;
+    int64_t nf;
+    int ok = 1;
+    while (streamIteratorGetID(&si, &id, &nf)) {
+        /* Next reference entry within the range. */
+        for (;;) {
+            if (rev ? i == 0 : i == nref) {
+                ok = 0;
+                break;
+            }
+            tsEntry *e = &ref[rev ? i - 1 : i];
+            int in = (!start || streamCompareID(&e->id, start) >= 0) && (!end || streamCompareID(&e->id, end) <= 0);
+            if (in) break;
+            rev ? i-- : i++;
+        }
+        if (!ok) break;
+        tsEntry *e = &ref[rev ? --i : i++];
+        if (streamCompareID(&id, &e->id) != 0 || nf != e->nf) {
+            ok = 0;
+            break;
+        }
+        for (int k = 0; k < nf; k++) {
+            const unsigned char *f, *v;
+            size_t fl, vl;
+            streamIteratorGetField(&si, &f, &fl, &v, &vl);
+            if (fl != sdslen(e->fv[2 * k]) || memcmp(f, e->fv[2 * k], fl) || vl != sdslen(e->fv[2 * k + 1]) ||
+                memcmp(v, e->fv[2 * k + 1], vl))
+                ok = 0;
+        }
+    }
+    /* Nothing in range may be left over. */
+    while (ok && (rev ? i > 0 : i < nref)) {
+        tsEntry *e = &ref[rev ? --i : i++];
+        int in = (!start || streamCompareID(&e->id, start) >= 0) && (!end || streamCompareID(&e->id, end) <= 0);
+        if (in) ok = 0;
+    }
+    streamIteratorStop(&si);
+    TS_ASSERT(ok);
+}
+
+static sds tsStreamJSON(stream *s) { return streamCatJSON(sdsempty(), s); }
+
+/* JSON round trip: the reloaded stream writes the same document. */
+static void tsCheckRoundTrip(stream *s) {
+    sds j1 = tsStreamJSON(s);
+    cJSON *doc = cJSON_Parse(j1);
+    TS_ASSERT(doc != NULL);
+    sds err = NULL;
+    stream *s2 = streamFromJSON(doc, &err);
+    if (!s2) printf("test_stream: reload failed: %s\n", err ? err : "?");
+    TS_ASSERT(s2 != NULL);
+    if (s2) {
+        sds j2 = tsStreamJSON(s2);
+        TS_ASSERT(strcmp(j1, j2) == 0);
+        sdsfree(j2);
+        freeStream(s2);
+    }
+    sdsfree(err);
+    cJSON_Delete(doc);
+    sdsfree(j1);
+}
+
+static void testStreamEntries(void) {
+    stream *s = streamNew();
+    enum { N = 3000 };
+    tsEntry *ref = calloc(N, sizeof(tsEntry));
+    size_t nref = 0;
+    streamID last = {0, 0};
+    sds samef[3] = {sdsnew("f1"), sdsnew("f2"), sdsnew("f3")};
+    for (int i = 0; i < N; i++) {
+        tsEntry *e = &ref[nref];
+        e->nf = 1 + (int)(tsRand() % 3);
+        int same = tsRand() % 2;
+        for (int k = 0; k < e->nf; k++) {
+            e->fv[2 * k] = same ? sdsdup(samef[k]) : tsRandomString();
+            e->fv[2 * k + 1] = tsRandomString();
+        }
+        streamID id = last;
+        if (tsRand() % 4 == 0) {
+            id.ms += 1 + tsRand() % 1000;
+            id.seq = tsRand() % 3;
+        } else {
+            id.seq += 1 + tsRand() % 2;
+        }
+        streamID added;
+        TS_ASSERT(streamAppendItem(s, e->fv, e->nf, &added, &id, 1) == C_OK);
+        TS_ASSERT(streamCompareID(&added, &id) == 0);
+        e->id = id;
+        last = id;
+        nref++;
+        /* Appending at or below the top fails. */
+        if (i % 500 == 0) TS_ASSERT(streamAppendItem(s, e->fv, e->nf, NULL, &id, 1) == C_ERR);
+        if (i % 700 == 0) tsCheckRoundTrip(s); /* refresh caches mid-way */
+    }
+    TS_ASSERT(s->length == nref);
+    TS_ASSERT(idtreeCheck(&s->nodes) == NULL);
+    tsCheckRange(s, ref, nref, NULL, NULL, 0);
+    tsCheckRange(s, ref, nref, NULL, NULL, 1);
+    for (int k = 0; k < 50; k++) {
+        streamID a = ref[tsRand() % nref].id, b = ref[tsRand() % nref].id;
+        if (tsRand() % 2) a.seq++;
+        if (streamCompareID(&a, &b) > 0) {
+            streamID t = a;
+            a = b;
+            b = t;
+        }
+        tsCheckRange(s, ref, nref, &a, &b, (int)(tsRand() % 2));
+    }
+    tsCheckRoundTrip(s);
+
+    /* Random deletes. */
+    for (int k = 0; k < 400 && nref; k++) {
+        size_t pos = tsRand() % nref;
+        TS_ASSERT(streamDeleteItem(s, &ref[pos].id) == 1);
+        TS_ASSERT(streamDeleteItem(s, &ref[pos].id) == 0);
+        TS_ASSERT(!streamEntryExists(s, &ref[pos].id));
+        tsFreeEntry(&ref[pos]);
+        memmove(ref + pos, ref + pos + 1, sizeof(tsEntry) * (nref - pos - 1));
+        nref--;
+    }
+    TS_ASSERT(s->length == nref);
+    for (int k = 0; k < 30; k++) {
+        size_t p = tsRand() % nref;
+        TS_ASSERT(streamEntryExists(s, &ref[p].id));
+    }
+    tsCheckRange(s, ref, nref, NULL, NULL, 0);
+    tsCheckRange(s, ref, nref, NULL, NULL, 1);
+    /* first_id is kept by XDEL/XTRIM; after raw deletes fix it for the
+     * round trip. */
+    s->first_id = ref[0].id;
+    tsCheckRoundTrip(s);
+
+    /* Exact trims: by length, then by ID. */
+    int64_t removed = streamTrimByLength(s, (long long)nref - 123, 0);
+    TS_ASSERT(removed == 123);
+    for (size_t k = 0; k < 123; k++) tsFreeEntry(&ref[k]);
+    memmove(ref, ref + 123, sizeof(tsEntry) * (nref - 123));
+    nref -= 123;
+    TS_ASSERT(s->length == nref && streamCompareID(&s->first_id, &ref[0].id) == 0);
+    streamID minid = ref[200].id;
+    removed = streamTrimByID(s, minid, 0);
+    TS_ASSERT(removed == 200);
+    for (size_t k = 0; k < 200; k++) tsFreeEntry(&ref[k]);
+    memmove(ref, ref + 200, sizeof(tsEntry) * (nref - 200));
+    nref -= 200;
+    TS_ASSERT(streamCompareID(&s->first_id, &ref[0].id) == 0);
+    tsCheckRange(s, ref, nref, NULL, NULL, 0);
+    tsCheckRoundTrip(s);
+
+    TS_ASSERT(streamTrimByLength(s, 0, 0) == (int64_t)nref);
+    TS_ASSERT(s->length == 0 && streamIDEqZero(&s->first_id) && idtreeSize(&s->nodes) == 0);
+    for (size_t k = 0; k < nref; k++) tsFreeEntry(&ref[k]);
+    tsCheckRoundTrip(s);
+    for (int k = 0; k < 3; k++) sdsfree(samef[k]);
+    free(ref);
+    freeStream(s);
+}
+
+/* Redis's node split rule and what "~" removes, checked against numbers
+ * observed on redis-server with default settings (100 entries / 4096
+ * bytes per node). */
+static void testStreamNodesLikeRedis(void) {
+    stream *s = streamNew();
+    sds fv[2] = {sdsnew("f"), NULL};
+    for (int i = 1; i <= 1000; i++) {
+        fv[1] = sdscatprintf(sdsempty(), "%016d", i);
+        streamID id = {(uint64_t)i, 0};
+        streamAppendItem(s, fv, 1, NULL, &id, 1);
+        sdsfree(fv[1]);
+    }
+    TS_ASSERT(idtreeSize(&s->nodes) == 10); /* XINFO radix-tree-keys */
+    TS_ASSERT(streamTrimByLength(s, 550, 1) == 400);
+    TS_ASSERT(s->length == 600);
+    TS_ASSERT(streamTrimByLength(s, 550, 0) == 50);
+    streamID minid = {700, 0};
+    /* Nodes 451..500 and 501..600 end below 700-0; 601..700 does not. */
+    TS_ASSERT(streamTrimByID(s, minid, 1) == 150);
+    TS_ASSERT(s->length == 400);
+    freeStream(s);
+
+    /* Large values: the byte limit starts new nodes. */
+    s = streamNew();
+    for (int i = 1; i <= 20; i++) {
+        fv[1] = sdsnewlen(NULL, 1000);
+        memset(fv[1], 'x', 1000);
+        streamID id = {(uint64_t)i, 0};
+        streamAppendItem(s, fv, 1, NULL, &id, 1);
+        sdsfree(fv[1]);
+    }
+    /* 4 entries of ~1000 bytes per 4096-byte listpack (as redis-server). */
+    TS_ASSERT(idtreeSize(&s->nodes) == 5);
+    freeStream(s);
+    sdsfree(fv[0]);
+}
+
+static void testStreamGroupsRoundTrip(void) {
+    stream *s = streamNew();
+    sds fv[2] = {sdsnew("job"), sdsnew("x")};
+    for (int i = 1; i <= 50; i++) {
+        streamID id = {(uint64_t)i, 0};
+        streamAppendItem(s, fv, 1, NULL, &id, 1);
+    }
+    streamID zero = {0, 0}, ten = {10, 0};
+    streamCG *g1 = streamCreateCG(s, "zeta", 4, &zero, SCG_INVALID_ENTRIES_READ);
+    streamCG *g2 = streamCreateCG(s, "alpha\0bin", 9, &ten, 10);
+    TS_ASSERT(g1 && g2);
+    TS_ASSERT(streamCreateCG(s, "zeta", 4, &zero, 0) == NULL);
+    TS_ASSERT(s->num_cgroups == 2 && s->cgroups[0] == g2); /* name order */
+    sds n1 = sdsnew("worker-1"), n2 = sdsnewlen("w\xff", 2);
+    streamConsumer *c1 = streamCreateConsumer(g1, n1), *c2 = streamCreateConsumer(g1, n2);
+    TS_ASSERT(c1 && c2 && streamCreateConsumer(g1, n1) == NULL);
+    for (int i = 1; i <= 20; i++) {
+        streamID id = {(uint64_t)i, 0};
+        streamConsumer *owner = i % 3 ? c1 : c2;
+        streamNACK *nack = streamCreateNACK(owner);
+        nack->delivery_time = 1700000000000LL + i;
+        nack->delivery_count = (uint64_t)i;
+        idtreeInsert(&g1->pel, &id, nack, NULL);
+        idtreeInsert(&owner->pel, &id, nack, NULL);
+    }
+    g1->last_id.ms = 20;
+    tsCheckRoundTrip(s);
+
+    /* Deleting a consumer drops its pending entries from the group. */
+    size_t before = idtreeSize(&g1->pel), owned = idtreeSize(&c2->pel);
+    streamDelConsumer(g1, c2);
+    TS_ASSERT(idtreeSize(&g1->pel) == before - owned);
+    tsCheckRoundTrip(s);
+    sdsfree(n1);
+    sdsfree(n2);
+    sdsfree(fv[0]);
+    sdsfree(fv[1]);
+    freeStream(s);
+}
+
+/* Documents that must be refused (with a message, without crashing). */
+static void testStreamHostileJSON(void) {
+    const char *bad[] = {
+        "[]",
+        "{}",
+        "{\"length\":0,\"last_id\":\"0-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":0,"
+        "\"entries\":{},\"groups\":[]}",
+        /* length mismatch */
+        "{\"length\":2,\"last_id\":\"5-0\",\"first_id\":\"1-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":2,"
+        "\"entries\":[[\"1-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* decreasing IDs */
+        "{\"length\":2,\"last_id\":\"5-0\",\"first_id\":\"2-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":2,"
+        "\"entries\":[[\"2-0\",\"f\",\"v\"],[\"1-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* entry above last_id */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"2-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[[\"2-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* 0-0 entry */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[[\"0-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* field without value */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"1-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[[\"1-0\",\"f\"]],\"groups\":[]}",
+        /* bad base64 */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"1-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[[\"1-0\",{\"base64\":\"@@@@\"},\"v\"]],\"groups\":[]}",
+        /* first_id wrong */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"0-5\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[[\"1-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* entries_added < length */
+        "{\"length\":1,\"last_id\":\"1-0\",\"first_id\":\"1-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":0,"
+        "\"entries\":[[\"1-0\",\"f\",\"v\"]],\"groups\":[]}",
+        /* malformed IDs and numbers */
+        "{\"length\":-1,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":0,"
+        "\"entries\":[],\"groups\":[]}",
+        "{\"length\":0,\"last_id\":\"1\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":0,"
+        "\"entries\":[],\"groups\":[]}",
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"2-0\",\"entries_added\":0,"
+        "\"entries\":[],\"groups\":[]}",
+        /* pending consumer unknown */
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":1,"
+        "\"consumers\":[],\"pending\":[[\"1-0\",\"ghost\",1,1]]}]}",
+        /* duplicate group, duplicate consumer, unordered PEL */
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":null,"
+        "\"consumers\":[],\"pending\":[]},{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":null,"
+        "\"consumers\":[],\"pending\":[]}]}",
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":null,"
+        "\"consumers\":[{\"name\":\"a\",\"seen_time_ms\":1,\"active_time_ms\":-1},{\"name\":\"a\",\"seen_time_ms\":1,"
+        "\"active_time_ms\":-1}],\"pending\":[]}]}",
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":null,"
+        "\"consumers\":[{\"name\":\"a\",\"seen_time_ms\":1,\"active_time_ms\":-1}],"
+        "\"pending\":[[\"2-0\",\"a\",1,1],[\"1-0\",\"a\",1,1]]}]}",
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":7}]}",
+        "{\"length\":0,\"last_id\":\"1-0\",\"first_id\":\"0-0\",\"max_deleted_id\":\"0-0\",\"entries_added\":1,"
+        "\"entries\":[],\"groups\":[{\"name\":\"g\",\"last_delivered_id\":\"1-0\",\"entries_read\":-3,"
+        "\"consumers\":[],\"pending\":[]}]}",
+        NULL,
+    };
+    for (int i = 0; bad[i]; i++) {
+        cJSON *doc = cJSON_Parse(bad[i]);
+        TS_ASSERT(doc != NULL);
+        sds err = NULL;
+        stream *s = streamFromJSON(doc, &err);
+        if (s) printf("test_stream: hostile document #%d was accepted\n", i);
+        TS_ASSERT(s == NULL && err != NULL && sdslen(err) > 0);
+        sdsfree(err);
+        cJSON_Delete(doc);
+    }
+
+    /* And a valid one with binary names loads. */
+    const char *good =
+        "{\"length\":1,\"last_id\":\"9-9\",\"first_id\":\"1-0\",\"max_deleted_id\":\"0-5\",\"entries_added\":\"7\","
+        "\"entries\":[[\"1-0\",{\"base64\":\"AAE=\"},\"v\"]],\"groups\":[{\"name\":{\"base64\":\"/w==\"},"
+        "\"last_delivered_id\":\"1-0\",\"entries_read\":null,\"consumers\":[{\"name\":\"a\",\"seen_time_ms\":5,"
+        "\"active_time_ms\":-1}],\"pending\":[[\"1-0\",\"a\",3,\"2\"]]}]}";
+    cJSON *doc = cJSON_Parse(good);
+    sds err = NULL;
+    stream *s = streamFromJSON(doc, &err);
+    TS_ASSERT(s != NULL);
+    if (s) {
+        TS_ASSERT(s->entries_added == 7 && s->last_id.ms == 9 && s->max_deleted_entry_id.seq == 5);
+        TS_ASSERT(s->num_cgroups == 1 && sdslen(s->cgroups[0]->name) == 1);
+        TS_ASSERT(idtreeSize(&s->cgroups[0]->pel) == 1);
+        freeStream(s);
+    }
+    sdsfree(err);
+    cJSON_Delete(doc);
+}
+
+/* The JSON cache: appending after a commit encodes only the new entries,
+ * deleting invalidates the node; the document always equals a fresh
+ * encoding. */
+static void testStreamJSONCache(void) {
+    stream *s = streamNew();
+    sds fv[2] = {sdsnew("f"), sdsnew("v")};
+    for (int i = 1; i <= 250; i++) {
+        streamID id = {(uint64_t)i, 0};
+        streamAppendItem(s, fv, 1, NULL, &id, 1);
+        if (i % 37 == 0) tsCheckRoundTrip(s);
+    }
+    streamNode *first = NULL;
+    idtreeFirst(&s->nodes, NULL, (void **)&first);
+    sds j = tsStreamJSON(s);
+    TS_ASSERT(first->json != NULL && first->json_off == first->used);
+    sdsfree(j);
+    streamID del = {5, 0};
+    streamDeleteItem(s, &del);
+    TS_ASSERT(first->json == NULL);
+    s->max_deleted_entry_id = del;
+    tsCheckRoundTrip(s);
+    sdsfree(fv[0]);
+    sdsfree(fv[1]);
+    freeStream(s);
+}
+
+int test_stream(void) {
+    ts_failures = 0;
+    long long saved_entries = server.cfg.stream_node_max_entries;
+    long long saved_bytes = server.cfg.stream_node_max_bytes;
+    server.cfg.stream_node_max_entries = 100;
+    server.cfg.stream_node_max_bytes = 4096;
+
+    testIdtreeRandom();
+    testIdtreeAppendShape();
+    testJsonUtil();
+    testStreamEntries();
+    testStreamNodesLikeRedis();
+    testStreamGroupsRoundTrip();
+    testStreamHostileJSON();
+    testStreamJSONCache();
+
+    server.cfg.stream_node_max_entries = saved_entries;
+    server.cfg.stream_node_max_bytes = saved_bytes;
+    return ts_failures;
+}
