@@ -64,3 +64,17 @@ install: $(BIN)
 
 clean:
 	rm -rf build $(BIN)
+
+# ------------------------------------------------------------------------
+# Benchmark tools (bench/; see bench/README.md). Not part of `all` or
+# `test`: `make bench-tools` builds the drivers the bench scripts use.
+# ------------------------------------------------------------------------
+BENCH_BUILD := build/bench
+
+.PHONY: bench-tools
+bench-tools: $(BENCH_BUILD)/worker_loop
+
+$(BENCH_BUILD)/worker_loop: bench/worker_loop.c
+	@mkdir -p $(BENCH_BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) $(shell pkg-config --cflags hiredis) -o $@ $< \
+		$(shell pkg-config --libs hiredis) -lpthread

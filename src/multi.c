@@ -295,6 +295,18 @@ void execCommand(client *c) {
     discardTransaction(c);
 }
 
+/* processCommand refused EXEC itself (arity, NOAUTH...): Redis answers
+ * with an EXECABORT naming the reason, and the transaction, if any, is
+ * discarded. `error` is the refusal's message, with or without a leading
+ * '-' and trailing CRLF. */
+void execCommandAbort(client *c, const char *error) {
+    discardTransaction(c);
+    if (error[0] == '-') error++;
+    size_t len = strlen(error);
+    while (len && (error[len - 1] == '\r' || error[len - 1] == '\n')) len--;
+    addReplyErrorFormat(c, "-EXECABORT Transaction discarded because of: %.*s", (int)len, error);
+}
+
 void watchCommand(client *c) {
     if (c->flags & CLIENT_MULTI) {
         addReplyError(c, "-ERR WATCH inside MULTI is not allowed");

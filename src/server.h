@@ -552,6 +552,11 @@ void touchWatchedKey(redisDb *db, sds key);
 void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with);
 void unwatchAllKeys(client *c);
 int isWatchedKeyExpired(client *c);
+void execCommand(client *c);
+/* Reply for an EXEC refused before running (processCommand: arity, auth):
+ * "EXECABORT Transaction discarded because of: <error>"; discards the
+ * transaction. */
+void execCommandAbort(client *c, const char *error);
 
 /* ------------------------------------------------------------------------
  * Blocking (blocked.c)

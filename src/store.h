@@ -25,10 +25,14 @@ typedef enum storeStatus {
     STORE_NOT_FOUND = 1, /* load: there is no document yet */
     STORE_CONFLICT = 2,  /* write: the stored version is not the expected one
                           * (another broker wrote it) */
-    STORE_ERROR = 3,     /* transient or permanent failure; the document is
-                          * unchanged as far as the store can tell (an unknown
-                          * outcome must be resolved by the store itself
-                          * before it reports, e.g. by re-reading) */
+    STORE_ERROR = 3,     /* transient or permanent failure. The store
+                          * resolves an unknown outcome itself (by
+                          * re-reading) when it can; if its deadline passes
+                          * first, a write reported as STORE_ERROR may still
+                          * have landed: the caller must treat the version as
+                          * uncertain (its next CAS may CONFLICT with its own
+                          * write, which leads to a reload -- safe, because
+                          * nothing was acknowledged) */
 } storeStatus;
 
 /* data/len: the document (valid only during the callback); version: the
@@ -51,7 +55,9 @@ typedef struct storeType {
     void (*write)(struct store *st, sds data, const char *expect_version, storeWriteCallback *cb, void *priv);
     /* Appends "field:value\r\n" lines for INFO persistence (no secrets). */
     sds (*info)(struct store *st, sds s);
-    /* Waits for anything in flight, frees everything. */
+    /* Frees everything. An operation still in flight is abandoned without
+     * its callback: for a write that is the same as a crash at that point,
+     * which the CAS protocol already tolerates. */
     void (*close)(struct store *st);
 } storeType;
 

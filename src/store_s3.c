@@ -557,8 +557,9 @@ static void s3StartRequest(s3Store *s, s3Method method) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
 
-    /* libcurl 7.88 neither sends nor hashes the payload for S3: say we
-     * don't sign it (the header itself is signed). */
+    /* S3 requires x-amz-content-sha256 and libcurl 7.88 does not send it;
+     * given the header, libcurl signs with its value as the payload hash.
+     * The body is left unsigned (TLS protects it; see the top comment). */
     r->headers = curl_slist_append(r->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
     if (s->session_token) {
         sds h = sdscatsds(sdsnew("x-amz-security-token: "), s->session_token);

@@ -47,6 +47,14 @@ proc stream_fill {key from to} {
     $c close
 }
 
+# 1 if stream ID a sorts before b (IDs are "ms-seq", 64 bit each).
+proc stream_id_less {a b} {
+    lassign [split $a -] ams aseq
+    lassign [split $b -] bms bseq
+    if {$ams != $bms} {return [expr {$ams < $bms}]}
+    expr {$aseq < $bseq}
+}
+
 # IDs of a list of entries as returned by XRANGE / XREAD.
 proc stream_ids {entries} {
     set ids {}
@@ -126,8 +134,9 @@ proc stream_shape {c args} {
 
 # The CLIENT ID of a (deferring or not) client.
 proc stream_client_id {c {deferring 0}} {
-    $c client id
-    if {$deferring} {return [$c read]}
+    set id [$c client id]
+    if {$deferring} {set id [$c read]}
+    return $id
 }
 
 # Number of connected clients (CLIENT LIST lines).

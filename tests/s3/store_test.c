@@ -582,6 +582,29 @@ static void testProxyFaults(void) {
     faultedWrite("PUT 503 and the re-reads fail for a while", "{\"fail_puts\": 1, \"fail_gets\": 3}", 0);
     faultedWrite("PUT stalled past the request timeout", "{\"stall_puts\": 1, \"stall_ms\": 3000}", 0);
 
+    /* A 3 MB document (sent with Expect: 100-continue) whose response is
+     * lost: resolved by re-reading and comparing 3 MB. */
+    {
+        sds key = uniqueKey("big-dropped");
+        store *st = openStore(proxy, key, 15000, 5000);
+        sds v = setupDoc(st, "{\"small\":true}");
+        size_t big = 3 * 1024 * 1024 + 5;
+        char *data = zmalloc(big);
+        for (size_t i = 0; i < big; i++) data[i] = (char)('A' + (i * 31) % 26);
+        proxySet("{\"drop_puts\": 2}");
+        result w = doWrite(st, data, big, v);
+        long applied = proxyCounter("puts_applied");
+        check(w.status == STORE_OK && applied == 1 && storedEquals(key, data, big),
+              "3 MB write through the proxy, response dropped: OK, stored, applied once", "got %s (%s), applied %ld",
+              statusName(w.status), w.err ? w.err : "", applied);
+        proxySet("{\"reset\": true}");
+        resultFree(&w);
+        zfree(data);
+        sdsfree(v);
+        closeStore(st);
+        sdsfree(key);
+    }
+
     /* GCS-like rate limit: one write per second per object; the excess gets
      * 503 SlowDown. Every commit still succeeds, each applied once. */
     {
