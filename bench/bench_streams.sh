@@ -21,29 +21,36 @@
 #
 # Environment knobs:
 #   REPEAT=3         repeats of every measurement
-#   TARGET_SECS=3    aim for about this long per measurement (the request
-#                    count is calibrated per server and test with a short probe)
-#   MAX_N=200000     upper bound of requests per redis-benchmark run
-#   JOBS_MAX=200000  upper bound of jobs per worker-loop run
+#   TARGET_SECS=3    aim for about this long per measurement: every server of
+#                    a row runs the same count, calibrated (short probe, first
+#                    round) so that the slowest server runs about this long
+#   MIN_N=10000 MAX_N=200000      bounds of requests per redis-benchmark run
+#   MIN_JOBS=5000 JOBS_MAX=200000 bounds of jobs per worker-loop run
 #   MEM_ENTRIES=1000000  XADDs for the memory test
 #   TESTS="xadd xrange worker memory"   which parts to run
 #   SERVERS="redis redis-aof casq-disk casq-shm"
 #   PORT_BASE=29100  first port tried (this script's range: 29000-29999)
 #   KEEP=1           keep the work directory (raw results, server logs)
-#   NO_BUILD=1       use src/casq-server as it is (skip `make`)
+#   NO_BUILD=1       use build/release/casq-server as it is (skip `make`)
+#   CASQ_BIN=path    benchmark this casq-server binary instead (no build)
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPEAT=${REPEAT:-3}
 TARGET_SECS=${TARGET_SECS:-3}
+MIN_N=${MIN_N:-10000}
 MAX_N=${MAX_N:-200000}
+MIN_JOBS=${MIN_JOBS:-5000}
 JOBS_MAX=${JOBS_MAX:-200000}
 MEM_ENTRIES=${MEM_ENTRIES:-1000000}
 TESTS=${TESTS:-"xadd xrange worker memory"}
 SERVERS=${SERVERS:-"redis redis-aof casq-disk casq-shm"}
 PORT_BASE=${PORT_BASE:-29100}
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
-CASQ=$ROOT/src/casq-server
+# The release build, always: src/casq-server may be a sanitizer build that
+# another session made. It is copied into the work directory so a rebuild
+# during the run cannot change it under the benchmark.
+CASQ_BUILT=${CASQ_BIN:-$ROOT/build/release/casq-server}
 WORKER=$ROOT/build/bench/worker_loop
 
 die() { echo "bench_streams: $*" >&2; exit 1; }
@@ -51,11 +58,12 @@ die() { echo "bench_streams: $*" >&2; exit 1; }
 # ------------------------------------------------------------------------
 # Build
 # ------------------------------------------------------------------------
-if [ "${NO_BUILD:-0}" != 1 ]; then
-    (cd "$ROOT" && make -j2 >/dev/null) || die "make failed (tree mid-edit? retry later, or NO_BUILD=1)"
+if [ "${NO_BUILD:-0}" != 1 ] && [ -z "${CASQ_BIN:-}" ]; then
+    (cd "$ROOT" && make -j2 build/release/casq-server >/dev/null) ||
+        die "make failed (tree mid-edit? retry later, or NO_BUILD=1)"
 fi
 (cd "$ROOT" && make bench-tools >/dev/null) || die "make bench-tools failed"
-[ -x "$CASQ" ] || die "$CASQ missing"
+[ -x "$CASQ_BUILT" ] || die "$CASQ_BUILT missing"
 for t in redis-benchmark redis-cli "$REDIS_SERVER"; do command -v "$t" >/dev/null || die "$t not found"; done
 
 # ------------------------------------------------------------------------
@@ -66,6 +74,8 @@ for t in redis-benchmark redis-cli "$REDIS_SERVER"; do command -v "$t" >/dev/nul
 # and in /dev/shm for casq-shm.
 WORK=$(mktemp -d "$ROOT/build/bench/run.XXXXXX") || die "mktemp"
 SHM=$(mktemp -d /dev/shm/casq-bench.XXXXXX) || die "mktemp /dev/shm"
+CASQ=$WORK/casq-server
+cp "$CASQ_BUILT" "$CASQ" || die "cannot copy $CASQ_BUILT"
 declare -A PORT PID DIR
 NEXT_PORT=$PORT_BASE
 
@@ -77,18 +87,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Sets FREE_PORT (not a $(...) function: NEXT_PORT must advance in this
+# shell, so a restarted server never reuses a port -- or a directory).
 freePort() {
     local p=$NEXT_PORT
     while [ -n "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; do p=$((p + 1)); done
     [ "$p" -le 29999 ] || die "no free port in 29000-29999"
     NEXT_PORT=$((p + 1))
-    echo "$p"
+    FREE_PORT=$p
 }
 
 # startServer NAME: starts a fresh instance of the named configuration.
 startServer() {
     local s=$1 p d
-    p=$(freePort)
+    freePort
+    p=$FREE_PORT
     case $s in
         casq-shm) d=$SHM/$s.$p ;;
         *) d=$WORK/$s.$p ;;
@@ -146,65 +159,86 @@ rbench() {
         awk -F'","' 'NR == 2 { gsub(/"/, "", $2); print $2 }'
 }
 
-# calibrate RATE: the request count for a TARGET_SECS run at RATE req/s.
+# calibrate RATE MIN MAX: the count for a TARGET_SECS run at RATE per second.
 calibrate() {
-    awk -v r="$1" -v t="$TARGET_SECS" -v max="$MAX_N" \
-        'BEGIN { n = int(r * t); if (n < 1000) n = 1000; if (n > max) n = max; print n }'
+    awk -v r="$1" -v t="$TARGET_SECS" -v min="$2" -v max="$3" \
+        'BEGIN { n = int(r * t); if (n < min) n = min; if (n > max) n = max; print n }'
 }
 
+# Every server of a row runs the same request count (the stream each XADD
+# row builds, and so casq's document, grows with it): the count that makes
+# the slowest server run about TARGET_SECS, probed once in the first round.
 declare -A NREQ
-# measureRB TEST SERVER ARGS...: one calibrated redis-benchmark measurement.
-measureRB() {
-    local test=$1 s=$2 key
+# rowCount ROW PREPARE ARGS...: sets ROW_N for the row (probing if needed);
+# PREPARE is a function run before each probe (e.g. to delete the key).
+rowCount() {
+    local row=$1 prep=$2 s probe min=""
     shift 2
-    key="$test/$s"
-    if [ -z "${NREQ[$key]:-}" ]; then
-        local probe
-        probe=$(rbench "$s" 500 "$@")
-        NREQ[$key]=$(calibrate "${probe:-1000}")
+    if [ -z "${NREQ[$row]:-}" ]; then
+        for s in $SERVERS; do
+            $prep "$s"
+            probe=$(rbench "$s" 500 "$@")
+            probe=${probe%.*}
+            if [ -z "$min" ] || [ "${probe:-1}" -lt "$min" ]; then min=${probe:-1}; fi
+        done
+        NREQ[$row]=$(calibrate "$min" "$MIN_N" "$MAX_N")
     fi
-    local v
-    v=$(rbench "$s" "${NREQ[$key]}" "$@")
-    record "$test" "$s" "${v:-0}"
-    printf '  %-22s %-10s n=%-7s %12s req/s\n' "$test" "$s" "${NREQ[$key]}" "${v:-FAILED}" >&2
+    ROW_N=${NREQ[$row]}
+}
+
+# measureRB ROW SERVER ARGS...: one redis-benchmark measurement of ROW_N.
+measureRB() {
+    local row=$1 s=$2 v
+    shift 2
+    v=$(rbench "$s" "$ROW_N" "$@")
+    record "$row" "$s" "${v:-0}"
+    printf '  %-24s %-10s n=%-7s %12s req/s\n' "$row" "$s" "$ROW_N" "${v:-FAILED}" >&2
 }
 
 # ------------------------------------------------------------------------
 # 1-2. XADD and XRANGE with redis-benchmark
 # ------------------------------------------------------------------------
-runXadd() {
-    local s c P
-    for c in 1 50; do
-        for P in 1 16; do
-            for s in $SERVERS; do
-                cli "$s" del s >/dev/null
-                measureRB "XADD c$c P$P" "$s" -c "$c" -P "$P" xadd s '*' f v
-            done
-        done
+delS() { cli "$1" del s >/dev/null; }
+
+# runXaddRow ROW C P: `XADD s * f v` at -c C -P P on every server; the key
+# is deleted before and after, so it never weighs on another row.
+runXaddRow() {
+    local row=$1 c=$2 P=$3 s
+    rowCount "$row" delS -c "$c" -P "$P" xadd s '*' f v
+    for s in $SERVERS; do
+        delS "$s"
+        measureRB "$row" "$s" -c "$c" -P "$P" xadd s '*' f v
+        delS "$s"
     done
 }
 
-XRANGE_ENTRIES=10000
+runXadd() {
+    local c P
+    for c in 1 50; do
+        for P in 1 16; do runXaddRow "XADD c$c P$P" "$c" "$P"; done
+    done
+}
+
+XRANGE_ENTRIES=${XRANGE_ENTRIES:-10000}
 populate() { # populate SERVER KEY COUNT: COUNT entries "f <16 bytes>" via --pipe
     awk -v n="$3" -v k="$2" 'BEGIN {
         for (i = 0; i < n; i++)
             printf "*5\r\n$4\r\nXADD\r\n$%d\r\n%s\r\n$1\r\n*\r\n$1\r\nf\r\n$16\r\n%016d\r\n", length(k), k, i }' |
-        redis-cli -p "${PORT[$1]}" --pipe --pipe-timeout 120 >/dev/null
+        redis-cli -p "${PORT[$1]}" --pipe --pipe-timeout 300 >/dev/null
 }
 
+noPrep() { :; }
 runXrange() {
-    local s
+    local s P
     for s in $SERVERS; do
-        if [ "$(cli "$s" xlen r)" != "$XRANGE_ENTRIES" ]; then
-            cli "$s" del r >/dev/null
-            populate "$s" r "$XRANGE_ENTRIES"
-        fi
+        cli "$s" del r >/dev/null
+        populate "$s" r "$XRANGE_ENTRIES"
     done
     for P in 1 16; do
-        for s in $SERVERS; do
-            measureRB "XRANGE10 c50 P$P" "$s" -c 50 -P "$P" xrange r - + count 10
-        done
+        rowCount "XRANGE10 c50 P$P" noPrep -c 50 -P "$P" xrange r - + count 10
+        for s in $SERVERS; do measureRB "XRANGE10 c50 P$P" "$s" -c 50 -P "$P" xrange r - + count 10; done
     done
+    for s in $SERVERS; do cli "$s" del r >/dev/null; done
 }
 
 # ------------------------------------------------------------------------
@@ -212,54 +246,73 @@ runXrange() {
 # ------------------------------------------------------------------------
 WL_ARGS=${WL_ARGS:-"-P 2 -W 4 -d 16 -c 10"}
 declare -A NJOBS
-runWorker() {
-    local s out v
+# wloop SERVER JOBS: one run of the driver, prints its key=value line.
+wloop() {
+    "$WORKER" -p "${PORT[$1]}" -n "$2" -t $((TARGET_SECS * 10 + 30)) $WL_ARGS
+    cli "$1" del bench:jobs >/dev/null
+}
+kv() { sed -n "s/.*$1=\([0-9.-]*\).*/\1/p" <<<"$2"; }
+
+runWorkerRow() {
+    local row=$1 s out v min=""
+    if [ -z "${NJOBS[$row]:-}" ]; then
+        for s in $SERVERS; do
+            v=$(kv jobs_per_sec "$(wloop "$s" 2000)")
+            if [ -z "$min" ] || [ "${v:-1}" -lt "$min" ]; then min=${v:-1}; fi
+        done
+        NJOBS[$row]=$(calibrate "$min" "$MIN_JOBS" "$JOBS_MAX")
+    fi
     for s in $SERVERS; do
-        if [ -z "${NJOBS[$s]:-}" ]; then
-            out=$("$WORKER" -p "${PORT[$s]}" -n 2000 -t 30 $WL_ARGS)
-            v=$(sed -n 's/.*jobs_per_sec=\([0-9]*\).*/\1/p' <<<"$out")
-            NJOBS[$s]=$(MAX_N=$JOBS_MAX calibrate "${v:-1000}")
-        fi
-        out=$("$WORKER" -p "${PORT[$s]}" -n "${NJOBS[$s]}" -t $((TARGET_SECS * 10 + 30)) $WL_ARGS)
-        v=$(sed -n 's/.*jobs_per_sec=\([0-9]*\).*/\1/p' <<<"$out")
-        record "worker loop" "$s" "${v:-0}"
-        record "worker p50 lat us" "$s" "$(sed -n 's/.*lat_p50_us=\([0-9-]*\).*/\1/p' <<<"$out")"
-        record "worker p99 lat us" "$s" "$(sed -n 's/.*lat_p99_us=\([0-9-]*\).*/\1/p' <<<"$out")"
-        printf '  %-22s %-10s %s\n' "worker loop" "$s" "$out" >&2
-        cli "$s" del bench:jobs >/dev/null
+        out=$(wloop "$s" "${NJOBS[$row]}")
+        record "$row" "$s" "$(kv jobs_per_sec "$out")"
+        record "$row p50 lat us" "$s" "$(kv lat_p50_us "$out")"
+        record "$row p99 lat us" "$s" "$(kv lat_p99_us "$out")"
+        printf '  %-24s %-10s %s\n' "$row" "$s" "$out" >&2
     done
 }
+runWorker() { runWorkerRow "worker loop"; }
 
 # ------------------------------------------------------------------------
-# 4. Memory after MEM_ENTRIES XADDs of "f <16-byte value>"
+# 4. Memory after MEM_ENTRIES XADDs of "f <16-byte value>"; then the cost
+#    of a big state: XADD and the worker loop next to that stream
 # ------------------------------------------------------------------------
 vmRSS() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
+vmHWM() { awk '/^VmHWM:/ { print $2 * 1024 }' "/proc/$1/status"; }
 infoRSS() { cli "$1" info memory | tr -d '\r' | awk -F: '$1 == "used_memory_rss" { print $2 }'; }
+mb() { awk -v v="$1" 'BEGIN { printf "%.1f", v / 1048576 }'; }
 
 runMemory() {
-    local s base_vm base_info vm info
+    local s base_vm vm info hwm secs t0
     for s in $SERVERS; do
         # A fresh server: earlier tests' freed memory must not count.
         stopServer "$s"
         startServer "$s"
         base_vm=$(vmRSS "${PID[$s]}")
-        base_info=$(infoRSS "$s")
+        t0=$(date +%s.%N)
         populate "$s" mem "$MEM_ENTRIES"
+        secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
         [ "$(cli "$s" xlen mem)" = "$MEM_ENTRIES" ] || echo "  warning: $s: xlen mem != $MEM_ENTRIES" >&2
         sleep 1 # let a commit in flight finish and its buffers go
         vm=$(vmRSS "${PID[$s]}")
+        hwm=$(vmHWM "${PID[$s]}")
         info=$(infoRSS "$s")
-        record "RSS MB (VmRSS)" "$s" "$(awk -v v="$vm" 'BEGIN { printf "%.1f", v / 1048576 }')"
-        record "RSS MB (INFO)" "$s" "$(awk -v v="$info" 'BEGIN { printf "%.1f", v / 1048576 }')"
-        record "RSS MB growth" "$s" "$(awk -v v="$vm" -v b="$base_vm" 'BEGIN { printf "%.1f", (v - b) / 1048576 }')"
+        record "load 1M: XADD/s" "$s" "$(awk -v n="$MEM_ENTRIES" -v t="$secs" 'BEGIN { printf "%.0f", n / t }')"
+        record "RSS MB (VmRSS)" "$s" "$(mb "$vm")"
+        record "RSS MB (INFO)" "$s" "$(mb "$info")"
+        record "peak RSS MB (VmHWM)" "$s" "$(mb "$hwm")"
+        record "RSS growth MB" "$s" "$(mb $((vm - base_vm)))"
         record "bytes/entry" "$s" "$(awk -v v="$vm" -v b="$base_vm" -v n="$MEM_ENTRIES" 'BEGIN { printf "%.1f", (v - b) / n }')"
-        printf '  %-22s %-10s VmRSS=%s (base %s) INFO rss=%s (base %s)\n' memory "$s" "$vm" "$base_vm" \
-            "$info" "$base_info" >&2
+        printf '  %-24s %-10s load %ss VmRSS=%s (base %s, peak %s) INFO rss=%s\n' memory "$s" "$secs" "$vm" \
+            "$base_vm" "$hwm" "$info" >&2
         if [ "${s#casq}" != "$s" ] && [ -f "${DIR[$s]}/queue.json" ]; then
-            record "document MB" "$s" "$(stat -c %s "${DIR[$s]}/queue.json" | awk '{ printf "%.1f", $1 / 1048576 }')"
+            record "document MB" "$s" "$(mb "$(stat -c %s "${DIR[$s]}/queue.json")")"
         fi
-        cli "$s" del mem >/dev/null
     done
+    # The same workloads again, next to the big stream (casq rewrites the
+    # whole document at every commit).
+    runXaddRow "XADD c50 P16 +1M state" 50 16
+    runWorkerRow "worker loop +1M state"
+    for s in $SERVERS; do cli "$s" del mem >/dev/null; done
 }
 
 # ------------------------------------------------------------------------

@@ -39,7 +39,7 @@ W void initServerConfig(void) {
     server.cfg.port = 6379;
     server.cfg.tcp_backlog = 511;
     server.cfg.tcp_keepalive = 300;
-    server.cfg.maxclients = 10000;
+    server.cfg.maxclients = 10000LL;
     server.cfg.databases = 16;
     server.cfg.proto_max_bulk_len = 512LL * 1024 * 1024;
     server.cfg.client_max_querybuf_len = 1024LL * 1024 * 1024;

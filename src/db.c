@@ -160,8 +160,7 @@ static void stampAllObjects(redisDb *db) {
  * ===================================================================== */
 
 #define LOOKUP_NONE 0
-#define LOOKUP_WRITE (1 << 0)   /* for a write: no hit/miss stats */
-#define LOOKUP_NOSTATS (1 << 1) /* no hit/miss stats */
+#define LOOKUP_WRITE (1 << 0) /* for a write: no hit/miss stats (as Redis) */
 
 /* Finds key in db, expiring it first if its time has come (that deletion
  * is itself a change), and records what the reply will depend on: the
@@ -169,7 +168,7 @@ static void stampAllObjects(redisDb *db) {
 static robj *lookupKey(client *c, redisDb *db, sds key, int flags) {
     robj *val = dictFetchValue(db->keys, key);
     if (val && expireIfNeeded(db, key)) val = NULL;
-    int stats = !(flags & (LOOKUP_WRITE | LOOKUP_NOSTATS));
+    int stats = !(flags & LOOKUP_WRITE);
     if (val) {
         if (stats) server.stat_keyspace_hits++;
         observeSeq(c, val->mod_seq);
@@ -336,9 +335,10 @@ static int dbSwapDatabases(int id1, int id2) {
     db2->avg_ttl = avg_ttl;
     db2->expires_cursor = cursor;
 
+    /* One change per db, so no two objects share a mod_seq. */
     signalStateChanged(db1);
-    signalStateChanged(db2);
     stampAllObjects(db1);
+    signalStateChanged(db2);
     stampAllObjects(db2);
 
     /* XREAD/XREADGROUP waiters on keys that now exist may be served. */

@@ -194,7 +194,7 @@ static sds genClientsSection(sds s) {
     return sdscatprintf(s,
                         "connected_clients:%ld\r\n"
                         "cluster_connections:0\r\n"
-                        "maxclients:%d\r\n"
+                        "maxclients:%lld\r\n"
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%d\r\n"

@@ -1307,3 +1307,60 @@ struct redisCommand clientCommandTable[] = {
     {"client", NULL, -2, 0, 0, 0, 0, "slow", clientSubcommands},
     {0},
 };
+
+/* ========================================================================
+ * Commit timeouts (used by commit.c; added with the persistence module)
+ * ===================================================================== */
+
+/* Like failHeldReplies(), but only for the replies waiting on changes up to
+ * max_seq: the commit module calls it once those changes have waited longer
+ * than commit-timeout, while replies waiting on later changes keep waiting.
+ * Returns how many replies became `err` (a full "-ERR ...\r\n" line). */
+long long failHeldRepliesUpTo(uint64_t max_seq, const char *err) {
+    size_t errlen = strlen(err);
+    long long total = 0;
+    listNode *ln = listFirst(server.clients_waiting_commit), *next;
+    for (; ln; ln = next) {
+        next = ln->next;
+        client *c = ln->value;
+        /* Skip what is sendable (and a partly written head block). */
+        replyBlock **pp = &c->reply, *prev = NULL;
+        while (*pp && ((*pp)->need_seq <= server.durable_seq || (*pp == c->reply && c->sentlen))) {
+            prev = *pp;
+            pp = &(*pp)->next;
+        }
+        /* The run of blocks that waited too long. Blocks after one that
+         * needs more than max_seq stay: replies keep their order. */
+        int n = 0;
+        while (*pp && (*pp)->need_seq <= max_seq) {
+            replyBlock *b = *pp;
+            *pp = b->next;
+            n += b->nreplies;
+            c->reply_bytes -= b->used;
+            zfree(b);
+        }
+        replyBlock *rest = *pp;
+        if (n) {
+            replyBlock *eb = newReplyBlock(errlen * (size_t)n);
+            for (int i = 0; i < n; i++) {
+                memcpy(eb->buf + eb->used, err, errlen);
+                eb->used += errlen;
+            }
+            eb->nreplies = n;
+            eb->need_seq = 0;
+            eb->next = rest;
+            *pp = eb;
+            c->reply_bytes += eb->used;
+            total += n;
+            server.stat_total_error_replies += n;
+            prev = eb;
+        }
+        if (!rest) c->reply_tail = prev;
+        if (!c->reply_tail || c->reply_tail->need_seq <= server.durable_seq) {
+            listDelNode(server.clients_waiting_commit, ln);
+            c->held_node = NULL;
+        }
+        if (c->reply && c->reply->need_seq <= server.durable_seq) clientMarkPendingWrite(c);
+    }
+    return total;
+}

@@ -145,6 +145,19 @@ void populateCommandTable(void) {
     }
 }
 
+static void freeCommandTable(void) {
+    for (int t = 0; commandTables[t]; t++) {
+        for (struct redisCommand *cmd = commandTables[t]; cmd->name; cmd++) {
+            if (cmd->subcommands) {
+                for (struct redisCommand *sub = cmd->subcommands; sub->name; sub++) sdsfree(sub->fullname);
+                dictRelease(cmd->subcommands_dict);
+            }
+            sdsfree(cmd->fullname);
+        }
+    }
+    dictRelease(server.commands);
+}
+
 /* Iterates every top-level command (COMMAND, INFO commandstats). */
 struct redisCommand *lookupCommandByCString(const char *name) {
     sds s = sdsnew(name);
@@ -183,11 +196,11 @@ void call(client *c) {
     uint64_t before = server.change_seq;
     uint64_t outer_observe = c->observe_seq;
     client *prev = server.current_client;
-    long long errors_before = server.stat_total_error_replies;
 
     c->observe_seq = 0;
     server.current_client = c;
     server.in_call++;
+    c->lastcmd = cmd; /* CLIENT INFO run now shows itself, as in Redis */
     if (!server.in_exec) updateCachedTime();
     long long start = ustime();
     cmd->proc(c);
@@ -200,8 +213,6 @@ void call(client *c) {
         cmd->microseconds += duration;
         server.stat_numcommands++;
     }
-    (void)errors_before;
-    c->lastcmd = cmd;
     uint64_t need = server.change_seq != before ? server.change_seq : c->observe_seq;
     c->observe_seq = need > outer_observe ? need : outer_observe;
     if (server.in_call == 0) {
@@ -212,8 +223,13 @@ void call(client *c) {
 
 /* A command refused before running: the reply depends on nothing. */
 static void rejectCommand(client *c, const char *err) {
-    if (c->flags & CLIENT_MULTI) flagTransaction(c);
-    addReplyError(c, err);
+    if (c->cmd && c->cmd->proc == execCommand) {
+        /* A refused EXEC still ends the transaction (EXECABORT ...). */
+        execCommandAbort(c, err);
+    } else {
+        if (c->flags & CLIENT_MULTI) flagTransaction(c);
+        addReplyError(c, err);
+    }
     clientCommitReply(c, 0);
 }
 
@@ -714,6 +730,25 @@ static int prepareForShutdown(void) {
     return ok;
 }
 
+/* Releases everything, so leak checkers see a clean exit. */
+static void freeServerOnExit(void) {
+    while (listLength(server.clients)) freeClient(listFirst(server.clients)->value);
+    freeClientsInQueue();
+    freeDbs();
+    event_free(server.cron_ev);
+    listRelease(server.clients);
+    listRelease(server.clients_pending_write);
+    listRelease(server.clients_to_close);
+    listRelease(server.clients_waiting_commit);
+    listRelease(server.unblocked_clients);
+    listRelease(server.ready_keys);
+    dictRelease(server.ready_keys_dict);
+    dictRelease(server.errors);
+    freeCommandTable();
+    event_base_free(server.el);
+    free(server.executable);
+}
+
 static void usage(void) {
     fprintf(stderr,
             "Usage: ./casq-server [/path/to/casq.conf] [options] [-]\n"
@@ -842,5 +877,6 @@ int main(int argc, char **argv) {
     int ok = prepareForShutdown();
     event_free(sigterm);
     event_free(sigint);
+    freeServerOnExit();
     return ok == C_OK ? server.shutdown_exit_code : 1;
 }

@@ -272,7 +272,7 @@ typedef struct serverConfig {
     int tcp_keepalive;         /* seconds, 0 = off */
     char *unixsocket;          /* path, NULL = none */
     unsigned int unixsocketperm; /* octal permissions */
-    int maxclients;            /* connection limit */
+    long long maxclients;      /* connection limit (1..UINT_MAX, as Redis) */
     int maxidletime;           /* `timeout`: seconds, 0 = never */
     char *requirepass;         /* NULL = no AUTH needed */
     int databases;             /* number of databases */
@@ -425,6 +425,9 @@ void releaseHeldReplies(void);
 /* Called when a commit failed for good: every reply waiting for a change
  * > durable_seq becomes the error `err` (a full "-ERR ...\r\n" line). */
 void failHeldReplies(const char *err);
+/* Same, only for replies waiting on changes <= max_seq (commit-timeout);
+ * returns how many replies were failed. */
+long long failHeldRepliesUpTo(uint64_t max_seq, const char *err);
 void clientInstallWriteHandler(client *c);
 char *getClientPeerId(client *c);
 sds catClientInfoString(sds s, client *c);

@@ -914,10 +914,12 @@ static int s3Open(store *st, const char *url, struct event_base *base, sds *err)
     if (s3ParseUrl(s, url, err) == -1) goto fail;
 
     s->region = sdsnew(cfg->s3_region && cfg->s3_region[0] ? cfg->s3_region : S3_DEFAULT_REGION);
-    if (cfg->s3_endpoint && cfg->s3_endpoint[0])
-        s->endpoint = sdsnew(cfg->s3_endpoint);
-    else
-        s->endpoint = sdscatprintf(sdsempty(), "https://s3.%s.amazonaws.com", s->region);
+    /* Like the AWS SDKs and CLI: without a configured endpoint,
+     * AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, name a non-AWS one (MinIO,
+     * Ceph RGW, R2), so one flag and the environment are enough. */
+    s->endpoint = s3ConfigOrEnv(cfg->s3_endpoint, "AWS_ENDPOINT_URL_S3");
+    if (!s->endpoint) s->endpoint = s3ConfigOrEnv(NULL, "AWS_ENDPOINT_URL");
+    if (!s->endpoint) s->endpoint = sdscatprintf(sdsempty(), "https://s3.%s.amazonaws.com", s->region);
     while (sdslen(s->endpoint) && s->endpoint[sdslen(s->endpoint) - 1] == '/') sdssetlen(s->endpoint, sdslen(s->endpoint) - 1);
     s->path_style = cfg->s3_path_style;
     if (s3BuildObjectUrl(s, err) == -1) goto fail;

@@ -1018,10 +1018,11 @@ static int streamApplyIdMode(client *c, sds arg, streamAddTrimArgs *args) {
     }
     if (!args->seq_given) { /* "<ms>-*" */
         addReplyErrorFormat(c,
-                            "stream-id-mode is %s: only '*', a milliseconds-only ID%s is accepted (set "
-                            "stream-id-mode to liberal to use '<ms>-*' IDs)",
+                            "stream-id-mode is %s: only %s is accepted (set stream-id-mode to liberal to use "
+                            "'<ms>-*' IDs)",
                             mode == STREAM_ID_MODE_STRICT ? "strict" : "semi-strict",
-                            mode == STREAM_ID_MODE_STRICT ? "" : " or a full ID");
+                            mode == STREAM_ID_MODE_STRICT ? "'*' or a milliseconds-only ID"
+                                                          : "'*', a milliseconds-only ID or a full ID");
         return C_ERR;
     }
     if (mode == STREAM_ID_MODE_STRICT) {
@@ -1853,11 +1854,19 @@ sds streamCatJSON(sds out, const stream *cs) {
     out = sdscatlen(out, ",\"entries\":[", 12);
     streamNode *tail = NULL;
     idtreeLast(&s->nodes, NULL, (void **)&tail);
-    int first = 1;
+    /* Refresh the caches first, so the output grows once: the commit cost
+     * is then one copy of each cache. */
+    size_t total = 0;
     idtreeIter it;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         nodeRefreshJSON(n, n == tail);
+        total += sdslen(n->json) + 1;
+    }
+    out = sdsMakeRoomFor(out, total + 64);
+    int first = 1;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, n->json, sdslen(n->json));

@@ -24,7 +24,8 @@ proc usage {} {
                         and run needs:persistence tests against it too
   --verbose             show skipped tests and server command lines
   --list                list the tests, run nothing
-Test file names may be given as "generic", "unit/generic" or a path.}
+Test files: unit/*.tcl and unit/*/*.tcl (all by default). Names may be
+given as "keyspace", "unit/keyspace", "type/stream" or a path.}
 }
 
 set opts [dict create server casq casq_bin [file join $::repo src casq-server] \
@@ -81,7 +82,10 @@ proc resolve_file {name} {
     exit 2
 }
 if {[llength $files] == 0} {
-    set paths [lsort [glob -nocomplain -directory [file join $::testdir unit] *.tcl]]
+    # unit/*.tcl and the files of its subdirectories (unit/type/...).
+    set paths [lsort [concat \
+        [glob -nocomplain -directory [file join $::testdir unit] *.tcl] \
+        [glob -nocomplain -directory [file join $::testdir unit] */*.tcl]]]
 } else {
     set paths {}
     foreach f $files {lappend paths [resolve_file $f]}

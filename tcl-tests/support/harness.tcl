@@ -33,6 +33,14 @@ proc record {status name msg} {
     flush stdout
 }
 
+proc count_failures {} {
+    set n 0
+    foreach r $::th::results {
+        if {[dict get $r status] eq "err"} {incr n}
+    }
+    return $n
+}
+
 proc verbose {msg} {
     if {[opt verbose]} {puts "  - $msg"; flush stdout}
 }
@@ -194,10 +202,13 @@ proc dummy_accept {args} {}
 
 proc server_pid {s} {
     set f [dict get $s pidfile]
-    if {![file exists $f]} {return 0}
+    if {![file exists $f]} {return ""}
     set fh [open $f]
     set pid [string trim [read $fh]]
     close $fh
+    # Never 0 or garbage: `kill -KILL 0` would kill our whole process group
+    # (the test runner, make, ...).
+    if {![string is digit -strict $pid] || $pid <= 1} {return ""}
     return $pid
 }
 
@@ -280,11 +291,17 @@ proc server_command {port dir config} {
 
 # Spawn the server through sh so that we learn its exit status: sh writes
 # the server's pid and, once it ends, its status into files in its dir.
+# A watchdog kills the server if this tclsh goes away without stopping it
+# (killed, Ctrl-C, output piped into `head`), so no server is left behind.
 proc spawn_server {s} {
-    set script {o=$1; e=$2; p=$3; st=$4; shift 4; rm -f "$st"; "$@" >>"$o" 2>>"$e" </dev/null & echo $! >"$p"; wait $!; echo $? >"$st"}
+    set script {o=$1; e=$2; p=$3; st=$4; t=$5; shift 5; rm -f "$st"
+        "$@" >>"$o" 2>>"$e" </dev/null & sp=$!; echo $sp >"$p"
+        ( while kill -0 "$t" 2>/dev/null && kill -0 "$sp" 2>/dev/null; do sleep 1; done
+          kill -9 "$sp" 2>/dev/null ) &
+        wait $sp; echo $? >"$st"}
     file delete -force [dict get $s pidfile] [dict get $s statusfile]
     exec sh -c $script sh [dict get $s stdout] [dict get $s stderr] \
-        [dict get $s pidfile] [dict get $s statusfile] {*}[dict get $s cmdline] \
+        [dict get $s pidfile] [dict get $s statusfile] [pid] {*}[dict get $s cmdline] \
         >/dev/null 2>/dev/null &
     # Wait for the pid file so that server_pid works.
     for {set i 0} {$i < 200} {incr i} {
@@ -509,6 +526,7 @@ proc start_server {options code} {
             }
         }
         lappend ::th::servers $s
+        set failures_before [count_failures]
         set code_rc [catch {uplevel 1 $code} err opts]
         set s [lindex $::th::servers end]
         set ::th::servers [lrange $::th::servers 0 end-1]
@@ -524,7 +542,8 @@ proc start_server {options code} {
                 if {[llength $found]} {append problem "\nserver log contains: [join $found {, }]"}
                 record err "server shutdown (port [dict get $s port], tags: $btags)" \
                     "$problem\n[server_log_tail $s 40]"
-            } elseif {![opt keep]} {
+            } elseif {![opt keep] && [count_failures] == $failures_before} {
+                # Keep the dir (logs, state document) of blocks with failures.
                 file delete -force [dict get $s dir]
             }
         }
@@ -614,8 +633,8 @@ proc find_test_line {name} {
     foreach line $::th::file_lines {
         incr n
         set t [string trimleft $line]
-        if {[string match "test \\{$name\\}*" $t] || [string match "test \"$name\"*" $t]} {
-            return $n
+        foreach prefix [list "test \{$name\}" "test \"$name\""] {
+            if {[string first $prefix $t] == 0} {return $n}
         }
     }
     return 0

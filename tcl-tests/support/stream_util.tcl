@@ -20,6 +20,12 @@ proc stream_version_at_least {v {level 0}} {
     expr {[package vcompare $have $v] >= 0}
 }
 
+# The server's clock in milliseconds (TIME).
+proc stream_time_ms {{level 0}} {
+    lassign [r $level time] sec usec
+    expr {$sec * 1000 + $usec / 1000}
+}
+
 # ------------------------------------------------------------------------
 # Building streams
 # ------------------------------------------------------------------------
@@ -142,4 +148,58 @@ proc stream_client_id {c {deferring 0}} {
 # Number of connected clients (CLIENT LIST lines).
 proc stream_client_count {} {
     llength [split [string trim [r client list]] "\n"]
+}
+
+# ------------------------------------------------------------------------
+# Deferring clients of blocking tests
+# ------------------------------------------------------------------------
+
+# A test that fails half-way leaves its deferring clients blocked, and
+# every later test would then see one blocked client too many. Clients
+# made with stream_deferring_client are remembered and closed before the
+# next test starts (see stream_close_clients_between_tests).
+set ::stream_clients {}
+
+proc stream_deferring_client {{level 0}} {
+    set rd [redis_deferring_client $level]
+    lappend ::stream_clients $rd
+    return $rd
+}
+
+proc stream_close_clients {} {
+    if {[llength $::stream_clients] == 0} return
+    foreach rd $::stream_clients {catch {$rd close}}
+    set ::stream_clients {}
+    catch {wait_for_blocked_clients_count 0}
+}
+
+# Wrap `test` so that every test starts without deferring clients left
+# over from the previous one (closing an already closed client is fine).
+proc stream_close_clients_between_tests {} {
+    if {[info procs ::stream_harness_test] ne ""} return
+    rename ::test ::stream_harness_test
+    proc ::test {name code args} {
+        stream_close_clients
+        uplevel 1 [list ::stream_harness_test $name $code {*}$args]
+    }
+}
+
+# ------------------------------------------------------------------------
+# Tag needs:other-types
+# ------------------------------------------------------------------------
+
+# casq stores streams only, so a key of another type (SET, LPUSH ...)
+# cannot exist there: tests that need one (WRONGTYPE replies, a key whose
+# type changes under a blocked client) are tagged needs:other-types and
+# skipped against casq. This extends the harness's skip rules for the
+# files that source this helper; the harness could adopt the tag itself.
+if {[info procs ::stream_harness_auto_skip_reason] eq ""} {
+    rename ::auto_skip_reason ::stream_harness_auto_skip_reason
+    proc ::auto_skip_reason {tags} {
+        set reason [::stream_harness_auto_skip_reason $tags]
+        if {$reason eq "" && "needs:other-types" in $tags && [opt server] eq "casq"} {
+            set reason "needs keys of other types (SET, LPUSH ...), casq only has streams"
+        }
+        return $reason
+    }
 }

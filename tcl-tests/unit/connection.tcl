@@ -285,6 +285,41 @@ start_server {tags {"connection"}} {
         $c close
     }
 
+    test {CLIENT KILL TYPE normal kills the other normal clients} {
+        set c1 [redis_client]
+        set c2 [redis_client]
+        set n [r client kill type normal]
+        assert_conn_closed $c1
+        assert_conn_closed $c2
+        $c1 close
+        $c2 close
+        list [expr {$n >= 2}] [r ping]
+    } {1 PONG}
+
+    test {CLIENT KILL with several filters (all must match)} {
+        set c [redis_client]
+        set id [$c client id]
+        set a [r client kill id $id type pubsub]
+        set b [r client kill id $id type normal]
+        assert_conn_closed $c
+        $c close
+        list $a $b
+    } {0 1}
+
+    test {Subcommand arity error} {
+        catch {r client setname} e
+        set e
+    } {ERR wrong number of arguments for 'client|setname' command}
+
+    test {RESET inside MULTI runs at once} {
+        set c [redis_client]
+        $c multi
+        set a [$c reset]
+        catch {$c exec} e
+        $c close
+        list $a $e
+    } {RESET {ERR EXEC without MULTI}}
+
     test {CLIENT KILL syntax errors} {
         assert_error {ERR syntax error} {r client kill id 1 skipme maybe}
         assert_error {ERR syntax error} {r client kill foo bar}

@@ -195,6 +195,7 @@ start_server {tags {"keyspace"}} {
 
     test {SCAN errors} {
         assert_error {ERR invalid cursor} {r scan abc}
+        assert_error {ERR invalid cursor} {r scan 18446744073709551616}
         assert_error {ERR syntax error} {r scan 0 count 0}
         assert_error {ERR syntax error} {r scan 0 foo}
         assert_error {ERR value is not an integer or out of range} {r scan 0 count abc}

@@ -389,7 +389,7 @@ start_server {tags {"multi"}} {
     test {A WATCHed key that expires aborts EXEC} {
         r del w
         r xadd w * f v
-        r pexpire w 50
+        r pexpire w 200
         r watch w
         set c [redis_client]
         wait_for_condition 200 10 {
@@ -406,9 +406,9 @@ start_server {tags {"multi"}} {
     test {A WATCHed key that expires without anybody touching it aborts EXEC} {
         r del w
         r xadd w * f v
-        r pexpire w 20
+        r pexpire w 200
         r watch w
-        after 100
+        after 400
         r multi
         r ping
         r exec

@@ -140,3 +140,64 @@ start_server {tags {"persistence" "needs:persistence"}} {
         assert_morethan [llength $docs] 0
     } {} {needs:casq}
 }
+
+# design.md §4: no reply that shows a change is sent before the change is
+# durable. casq's hidden `commit-debug-delay` (ms) makes every commit slow,
+# so the server can be killed while a commit is in flight: the clients
+# waiting on it must get no reply at all.
+
+# The first thing the client reads must be EOF: not one byte of reply.
+proc assert_no_reply_then_closed {client} {
+    $client readraw 1
+    set rc [catch {$client read} e]
+    $client readraw 0
+    if {!$rc} {fail "got a reply '$e' although the commit never happened"}
+    assert_match {*connection closed*} $e
+}
+
+start_server {tags {"persistence" "needs:persistence" "needs:casq"} casq_overrides {commit-debug-delay 3000}} {
+    test {A write's reply is held until its commit (killed before: no reply)} {
+        set rd [redis_deferring_client]
+        $rd xadd held * f v
+        after 200 ;# let the server run the command (the commit takes 3 s)
+        restart_server 0 kill
+        assert_no_reply_then_closed $rd
+        $rd close
+    }
+
+    test {A read that shows uncommitted data is held too} {
+        set rd [redis_deferring_client]
+        set reader [redis_deferring_client]
+        $rd xadd held2 * f v
+        after 100
+        $reader xlen held2
+        after 200
+        restart_server 0 kill
+        assert_no_reply_then_closed $rd
+        assert_no_reply_then_closed $reader
+        $rd close
+        $reader close
+    }
+
+    test {Replies on one connection keep their order (PING after a held write)} {
+        set rd [redis_deferring_client]
+        $rd xadd held3 * f v
+        $rd ping
+        after 200
+        restart_server 0 kill
+        # Neither the XADD reply nor the PONG may have been sent.
+        assert_no_reply_then_closed $rd
+        $rd close
+    }
+
+    test {A held reply is sent once the commit lands} {
+        set rd [redis_deferring_client]
+        $rd timeout 30000
+        $rd xadd held4 * f v
+        $rd ping
+        set id [$rd read]
+        set pong [$rd read]
+        $rd close
+        list [string match {*-*} $id] $pong
+    } {1 PONG}
+}

@@ -225,6 +225,26 @@ start_server {tags {"protocol"}} {
         set e
     } "ERR unknown command 'foo', with args beginning with: '[string repeat x 128]' "
 
+    test {Unknown command: CR and LF in arguments become spaces} {
+        catch {r foo "a\r\nb" c} e
+        set e
+    } {ERR unknown command 'foo', with args beginning with: 'a  b' 'c' }
+
+    test {Unknown command: the name is cut at 128 characters} {
+        catch {r [string repeat n 200] a} e
+        set e
+    } "ERR unknown command '[string repeat n 128]', with args beginning with: 'a' "
+
+    test {Unknown command: a NUL byte ends the name in the error} {
+        catch {r "n\x00o" a} e
+        set e
+    } {ERR unknown command 'n', with args beginning with: 'a' }
+
+    test {A subcommand full name is not a command} {
+        catch {r config|get maxclients} e
+        set e
+    } {ERR unknown command 'config|get', with args beginning with: 'maxclients' }
+
     test {Unknown command does not close the connection} {
         catch {r nosuchcommand}
         r ping
@@ -304,6 +324,29 @@ start_server {tags {"protocol"}} {
         set a
     } {=*}
 
+    test {RESP3 reply types of generic commands} {
+        r flushdb
+        r xadd k * f v
+        set res {}
+        foreach {cmd expected} {
+            {client info} =*  {client list} =*  {info server} =*
+            {client getname} _  {command docs ping} %1
+            {config get maxclients} %1  {command info ping} *1
+            {time} *2  {scan 0} *2  {keys *} *1  {randomkey} $1
+            {ttl k} :-1  {exists k} :1  {type k} +stream  {dbsize} :1
+            {echo x} $1  {ping} +PONG  {client id} :*
+            {command getkeys xadd s * f v} *1
+        } {
+            set c [redis_client]
+            $c hello 3
+            $c readraw 1
+            set first [$c {*}$cmd]
+            $c close
+            if {![string match $expected $first]} {lappend res "$cmd: $first (expected $expected)"}
+        }
+        set res
+    } {}
+
     test {Big bulk argument below a configured proto-max-bulk-len works} {
         r config set proto-max-bulk-len 1048576
         set v [string repeat x 1048576]
@@ -324,6 +367,19 @@ start_server {tags {"protocol"}} {
         assert_conn_closed $c
         $c close
     }
+
+    test {Pipelined commands after QUIT are not executed} {
+        r del afterquit
+        set c [redis_client]
+        $c readraw 1
+        $c write "PING\r\nQUIT\r\n[format_command xadd afterquit * f v]"
+        $c flush
+        set a [$c read]
+        set b [$c read]
+        assert_conn_closed $c
+        $c close
+        list $a $b [r exists afterquit]
+    } {+PONG +OK 0}
 
     test {QUIT replies OK and closes the connection} {
         set c [redis_client]

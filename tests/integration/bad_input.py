@@ -219,7 +219,7 @@ def never_reads(port, t):
 def output_limit(t):
     """With client-output-buffer-limit normal 1mb, a client that does not
     read is disconnected; others are unaffected."""
-    srv = casqtest.Server(["--client-output-buffer-limit", "normal 1mb 0 0"], kind=KIND).start()
+    srv = casqtest.Server(["--client-output-buffer-limit", "normal", "1mb", "0", "0"], kind=KIND).start()
     try:
         port = srv.port
         s = casqtest.raw_connect(port, timeout=60)

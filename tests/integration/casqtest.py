@@ -47,9 +47,10 @@ class Server:
     temporary directory. stop() checks that it exits cleanly and that its
     log holds no sanitizer or assertion report."""
 
-    def __init__(self, args=(), kind=None, port_base=None):
+    def __init__(self, args=(), kind=None, port_base=None, wrapper=()):
         self.kind = kind or os.environ.get("CASQ_SERVER", "casq")
         self.args = list(args)
+        self.wrapper = list(wrapper)  # e.g. valgrind and its options
         self.port_base = port_base or int(os.environ.get("CASQ_PORT_BASE", "28000"))
         self.external = bool(os.environ.get("CASQ_PORT")) and kind is None
         self.proc = None
@@ -63,7 +64,7 @@ class Server:
             return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir,
                     "--save", "", "--appendonly", "no", "--daemonize", "no"] + self.redis_args()
         binary = os.environ.get("CASQ_BIN", os.path.join(ROOT, "src", "casq-server"))
-        return [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir] + self.args
+        return self.wrapper + [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir] + self.args
 
     def redis_args(self):
         # casq-only directives are dropped for redis-server.
@@ -92,12 +93,14 @@ class Server:
             self.proc = subprocess.Popen(self.command_line(port), stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, cwd=self.dir)
             log.close()
-            if self.wait_ready(port):
+            if self.wait_ready(port, timeout=120 if self.wrapper else 20):
                 self.port = port
                 return self
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()
+            if not re.search(r"already in use|Failed listening|Could not create server TCP", self.log()):
+                break  # not a port collision: retrying would not help
         raise RuntimeError("could not start %s; log:\n%s" % (self.kind, self.log()))
 
     def wait_ready(self, port, timeout=20.0):
@@ -141,12 +144,13 @@ class Server:
             else:
                 self.proc.send_signal(signal.SIGTERM)
         try:
-            rc = self.proc.wait(timeout=30)
+            rc = self.proc.wait(timeout=300 if self.wrapper else 30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             rc = self.proc.wait()
             rc = "hung (killed)"
         log = self.log()
+        self.last_log = log
         bad = BAD_LOG.search(log)
         ok = rc in (0, -signal.SIGTERM) and not bad
         if results is not None:

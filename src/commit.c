@@ -1,0 +1,814 @@
+/* commit.c -- the brokered group commit (design.md §4, §5).
+ *
+ * Commands run against the in-memory state and bump server.change_seq; their
+ * replies are held until server.durable_seq reaches the change they show
+ * (networking.c). This module moves durable_seq forward:
+ *
+ *   beforeSleep ──> changes pending and no commit in flight?
+ *                     snapshot seq = change_seq, encode the document,
+ *                     store->write(doc, version)        (CAS, asynchronous)
+ *                   changes made meanwhile wait for the next commit
+ *   write OK ─────> durable_seq = seq, release the held replies
+ *   CONFLICT ─────> another broker owns the document: fail the held replies,
+ *                   drop the in-memory state, reload it (server.loading)
+ *   ERROR ────────> retry with backoff, replies stay held; replies waiting
+ *                   longer than commit-timeout get an error
+ *
+ * With one commit in flight at a time, every change made while it is in
+ * flight rides on the next one: the commit rate follows storage latency,
+ * not the request rate, and a busy server writes big batches.
+ *
+ * The broker (design.md §5): each process start is a new node with a new id
+ * (the run_id). At start-up it loads the document and commits it back with a
+ * broker record naming itself and epoch+1 -- which is how a node takes over.
+ * A broker that was taken over from learns it at its next commit (CAS
+ * conflict), reloads, and is then a follower: changes made on a follower are
+ * refused with an error and discarded (forwarding to the broker belongs to
+ * the broker module).
+ *
+ * Nothing is acknowledged that is not in storage: replies are released only
+ * by a successful write that contains what they show, and every failure
+ * path turns them into errors ("not acknowledged"). A change whose reply
+ * failed by commit-timeout stays in memory and may still be committed
+ * later, which an error reply allows. */
+#include "commit.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "persist.h"
+#include "server.h"
+#include "store.h"
+
+#define COMMIT_LATENCY_SAMPLES 1024 /* recent commits kept for percentiles */
+#define COMMIT_BACKOFF_MIN_MS 10
+#define COMMIT_BACKOFF_MAX_MS 1000
+#define COMMIT_AGE_GRANULARITY_MS 10 /* resolution of change ages */
+#define COMMIT_START_ATTEMPTS 5      /* take-over attempts at start-up */
+#define COMMIT_FOLLOWER_RELOAD_MS 1000 /* min interval of follower reloads */
+#define COMMIT_ERROR_LOG_MS 10000    /* repeat "still failing" logs this often */
+
+#define COMMIT_ERR_CONFLICT                                                                                       \
+    "-TRYAGAIN commit conflict: another casq broker took over the state document; the change was not "          \
+    "acknowledged\r\n"
+#define COMMIT_ERR_SHUTDOWN "-TRYAGAIN casq is shutting down; the change was not acknowledged\r\n"
+
+typedef enum commitOutcome {
+    COMMIT_NONE = 0,  /* no commit yet */
+    COMMIT_OK,        /* last commit succeeded */
+    COMMIT_CONFLICT,  /* last commit lost the CAS */
+    COMMIT_FAILED,    /* last commit failed (storage error) */
+} commitOutcome;
+
+/* "Changes up to seq existed at time ms": samples taken while changes are
+ * pending, to tell how long the oldest held reply has waited. */
+typedef struct changeAge {
+    uint64_t seq;
+    long long ms;
+} changeAge;
+
+typedef struct commitState {
+    /* --- the document --- */
+    sds version;              /* token of the document we last read or wrote,
+                               * NULL if there is none (create-only CAS) */
+    persistHeader doc;        /* its header: commit_seq, broker record */
+    size_t doc_bytes;         /* its size */
+    persistCache *cache;      /* encoded key values kept between commits */
+    /* --- this node --- */
+    sds node_id;              /* our broker id (the run_id) */
+    sds node_address;         /* where we serve, for the broker record */
+    int is_broker;            /* the document names us (or will, once the
+                               * pending take-over lands) */
+    int takeover_pending;     /* next commit writes our broker record with
+                               * epoch+1, even without changes */
+    int starting;             /* inside commitInit: results go back to it */
+    /* --- the commit in flight --- */
+    int in_flight;            /* a write is outstanding */
+    uint64_t flight_seq;      /* change_seq it contains */
+    uint64_t flight_base;     /* durable_seq when it started */
+    long long flight_start_us;/* when it started */
+    size_t flight_bytes;      /* document size */
+    persistHeader flight_hdr; /* header written (becomes doc on success) */
+    /* --- debug delay (commit-debug-delay) --- */
+    struct event *delay_ev;   /* fires when a delayed result is due */
+    storeStatus delayed_status; /* the result held back */
+    sds delayed_version;
+    sds delayed_err;
+    /* --- retries --- */
+    struct event *retry_ev;   /* wakes the loop when the backoff is over */
+    int backing_off;          /* no commit until retry_ev fires */
+    long long backoff_ms;     /* current backoff */
+    long long consecutive_errors; /* failed commits since the last success */
+    long long last_error_log_ms;  /* rate limit of the "still failing" log */
+    /* --- reloading --- */
+    int reloading;            /* a load is outstanding (server.loading) */
+    struct event *reload_ev;  /* delayed reload (follower, load retry) */
+    int reload_scheduled;     /* reload_ev is armed */
+    long long reload_start_us;/* when the reload started */
+    long long last_reload_ms; /* when the last reload started */
+    int load_done;            /* commitInit: the load callback ran */
+    sds load_error;           /* commitInit: why the load failed */
+    /* --- commit-timeout --- */
+    changeAge *ages;          /* samples, oldest first */
+    size_t nages, ages_alloc; /* used / allocated */
+    uint64_t failed_upto;     /* replies up to this change already failed */
+    /* --- statistics --- */
+    long long commits;           /* successful commits */
+    long long conflicts;         /* CAS conflicts */
+    long long errors;            /* failed commit attempts */
+    long long reloads;           /* reloads after a conflict or as follower */
+    long long timed_out_replies; /* replies failed by commit-timeout */
+    long long discarded_changes; /* changes dropped (conflict, follower) */
+    uint64_t changes_committed;  /* sum of batch sizes */
+    uint64_t max_batch;          /* largest batch */
+    long long latency_us[COMMIT_LATENCY_SAMPLES]; /* recent commit latencies */
+    int lat_next;                /* next slot in latency_us */
+    int lat_count;               /* slots filled */
+    long long max_latency_us;    /* worst ever */
+    long long last_commit_ms;    /* unix ms of the last success */
+    long long last_commit_us;    /* latency of the last success */
+    commitOutcome last_outcome;  /* what the last commit did */
+    sds last_error;              /* last failure message, "" if none */
+    long long load_ms;           /* duration of the last load */
+} commitState;
+
+static void commitStart(commitState *cs);
+static void commitReload(commitState *cs);
+
+/* ========================================================================
+ * Helpers
+ * ===================================================================== */
+
+static void setLastError(commitState *cs, const char *msg) {
+    sdsfree(cs->last_error);
+    cs->last_error = sdsnew(msg ? msg : "unknown error");
+    /* Errors end up in one-line replies and INFO fields. */
+    for (size_t i = 0; i < sdslen(cs->last_error); i++)
+        if (cs->last_error[i] == '\r' || cs->last_error[i] == '\n') cs->last_error[i] = ' ';
+}
+
+static void addTimer(struct event *ev, long long ms) {
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+    evtimer_add(ev, &tv);
+}
+
+/* "host:port" where this node serves clients, for the broker record. */
+static sds nodeAddress(void) {
+    if (server.cfg.port == 0) return sdsnew(server.cfg.unixsocket ? server.cfg.unixsocket : "");
+    int argc = 0;
+    sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "127.0.0.1", &argc);
+    const char *host = argc ? addrs[0] : "127.0.0.1";
+    if (host[0] == '-') host++;
+    sds out = strchr(host, ':') ? sdscatprintf(sdsempty(), "[%s]:%d", host, server.cfg.port)
+                                : sdscatprintf(sdsempty(), "%s:%d", host, server.cfg.port);
+    sdsfreesplitres(addrs, argc);
+    return out;
+}
+
+static int isOurBroker(commitState *cs, const persistHeader *h) {
+    return h->broker.id && !strcmp(h->broker.id, cs->node_id);
+}
+
+/* ========================================================================
+ * Change ages and commit-timeout
+ * ===================================================================== */
+
+/* Records that the changes up to change_seq exist now. Sampled at most
+ * every COMMIT_AGE_GRANULARITY_MS: changes between samples are counted as
+ * younger than they are, so a reply is never failed early. */
+static void noteChangeAge(commitState *cs) {
+    uint64_t last = cs->nages ? cs->ages[cs->nages - 1].seq : server.durable_seq;
+    if (server.change_seq <= last || server.change_seq <= server.durable_seq) return;
+    long long now = mstime();
+    if (cs->nages && now - cs->ages[cs->nages - 1].ms < COMMIT_AGE_GRANULARITY_MS) return;
+    if (cs->nages == cs->ages_alloc) {
+        cs->ages_alloc = cs->ages_alloc ? cs->ages_alloc * 2 : 64;
+        cs->ages = zrealloc(cs->ages, sizeof(changeAge) * cs->ages_alloc);
+    }
+    cs->ages[cs->nages].seq = server.change_seq;
+    cs->ages[cs->nages].ms = now;
+    cs->nages++;
+}
+
+/* Drops the samples of changes that are durable or already failed. */
+static void pruneChangeAges(commitState *cs) {
+    uint64_t done = server.durable_seq > cs->failed_upto ? server.durable_seq : cs->failed_upto;
+    size_t i = 0;
+    while (i < cs->nages && cs->ages[i].seq <= done) i++;
+    if (i == 0) return;
+    memmove(cs->ages, cs->ages + i, sizeof(changeAge) * (cs->nages - i));
+    cs->nages -= i;
+}
+
+/* Replies that have waited longer than commit-timeout get an error. The
+ * changes stay in memory: the next successful commit still writes them. */
+static void expireHeldReplies(commitState *cs) {
+    if (server.change_seq <= server.durable_seq || cs->nages == 0) return;
+    long long cutoff = mstime() - server.cfg.commit_timeout_ms;
+    uint64_t upto = 0;
+    for (size_t i = 0; i < cs->nages && cs->ages[i].ms <= cutoff; i++) upto = cs->ages[i].seq;
+    if (upto <= server.durable_seq || upto <= cs->failed_upto) return;
+
+    sds why;
+    if (cs->consecutive_errors) why = sdscatprintf(sdsempty(), "last error: %s", cs->last_error);
+    else if (cs->in_flight)
+        why = sdscatprintf(sdsempty(), "the commit has been in flight for %lld ms",
+                           (ustime() - cs->flight_start_us) / 1000);
+    else why = sdsnew("no commit could be started");
+    sds msg = sdscatprintf(sdsempty(),
+                           "-TRYAGAIN commit timeout: the change could not be made durable within commit-timeout "
+                           "(%lld ms; %s); it was not acknowledged and may still be committed later\r\n",
+                           server.cfg.commit_timeout_ms, why);
+    long long n = failHeldRepliesUpTo(upto, msg);
+    cs->failed_upto = upto;
+    cs->timed_out_replies += n;
+    if (n)
+        serverLog(LL_WARNING, "%lld replies waited longer than commit-timeout (%lld ms) and got an error (%s)", n,
+                  server.cfg.commit_timeout_ms, why);
+    sdsfree(why);
+    sdsfree(msg);
+    pruneChangeAges(cs);
+}
+
+/* ========================================================================
+ * Loading and reloading
+ * ===================================================================== */
+
+/* Makes a decoded document the in-memory state: what it holds is durable
+ * by definition, so durable_seq catches up with change_seq. */
+static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, const char *version, size_t len) {
+    /* Nothing shown before may be released as if it were in this document:
+     * replies still waiting on older in-memory changes fail first. */
+    if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
+    unsigned long long keys = persistStateKeys(ps);
+    persistInstall(ps);
+    persistCacheReset(cs->cache);
+    server.durable_seq = server.change_seq;
+    cs->nages = 0;
+    cs->failed_upto = server.durable_seq;
+    sdsfree(cs->version);
+    cs->version = version ? sdsnew(version) : NULL;
+    persistHeaderClear(&cs->doc);
+    cs->doc = *h;
+    memset(h, 0, sizeof(*h));
+    cs->doc_bytes = len;
+    cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
+    cs->is_broker = isOurBroker(cs, &cs->doc);
+    /* A document without a broker (new, or written by hand) is taken. */
+    if (!cs->doc.broker.id) {
+        cs->is_broker = 1;
+        cs->takeover_pending = 1;
+    }
+    serverLog(LL_NOTICE, "State document: %s (%llu keys, %zu bytes, loaded in %lld ms)", server.store->location,
+              keys, len, cs->load_ms);
+}
+
+/* The document does not exist: an empty state, created by the next commit
+ * with a create-only CAS. */
+static void adoptMissingDocument(commitState *cs) {
+    if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
+    persistInstall(NULL);
+    persistCacheReset(cs->cache);
+    server.durable_seq = server.change_seq;
+    cs->nages = 0;
+    cs->failed_upto = server.durable_seq;
+    sdsfree(cs->version);
+    cs->version = NULL;
+    persistHeaderClear(&cs->doc);
+    cs->doc_bytes = 0;
+    cs->is_broker = 1;
+    cs->takeover_pending = 1;
+    cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
+    serverLog(LL_NOTICE, "State document: %s does not exist yet; starting with an empty state (the first commit "
+                         "creates it)",
+              server.store->location);
+}
+
+static void reloadLater(commitState *cs, long long ms) {
+    if (cs->reload_scheduled) return;
+    cs->reload_scheduled = 1;
+    addTimer(cs->reload_ev, ms);
+}
+
+static void commitLoadDone(void *priv, storeStatus status, const char *data, size_t len, const char *version,
+                           const char *err) {
+    commitState *cs = priv;
+    sds problem = NULL;
+    if (status == STORE_OK) {
+        persistHeader h;
+        persistState *ps = persistDecode(data, len, &h, &problem);
+        if (ps) {
+            adoptDocument(cs, ps, &h, version, len);
+            persistHeaderClear(&h);
+        }
+    } else if (status == STORE_NOT_FOUND) {
+        adoptMissingDocument(cs);
+    } else {
+        problem = sdscatprintf(sdsempty(), "cannot read it: %s", err ? err : "unknown error");
+    }
+
+    if (cs->starting) {
+        cs->load_done = 1;
+        cs->load_error = problem;
+        cs->reloading = 0;
+        return;
+    }
+    if (problem) {
+        /* At run time there is no good state to fall back to: keep
+         * answering -LOADING and try again. */
+        serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s", server.store->location,
+                  problem);
+        sdsfree(problem);
+        cs->reloading = 0;
+        reloadLater(cs, 1000);
+        return;
+    }
+    cs->reloading = 0;
+    server.loading = 0;
+    if (cs->is_broker) {
+        serverLog(LL_NOTICE, "Broker: this node is %s the broker (epoch %llu)",
+                  cs->takeover_pending ? "taking over as" : "still", (unsigned long long)cs->doc.broker.epoch);
+    } else {
+        serverLog(LL_NOTICE, "Broker: this node is a follower; the broker is %s at %s (epoch %llu)",
+                  cs->doc.broker.id, cs->doc.broker.address ? cs->doc.broker.address : "?",
+                  (unsigned long long)cs->doc.broker.epoch);
+    }
+}
+
+/* Starts reading the document again; commands get -LOADING meanwhile. */
+static void commitReload(commitState *cs) {
+    if (cs->reloading) return;
+    if (cs->reload_scheduled) {
+        evtimer_del(cs->reload_ev);
+        cs->reload_scheduled = 0;
+    }
+    cs->reloading = 1;
+    cs->reloads++;
+    cs->reload_start_us = ustime();
+    cs->last_reload_ms = mstime();
+    server.loading = 1;
+    server.store->type->load(server.store, commitLoadDone, cs);
+}
+
+static void reloadTimerFired(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    commitState *cs = arg;
+    cs->reload_scheduled = 0;
+    commitReload(cs);
+}
+
+/* A follower's in-memory state must stay the document's: a change made
+ * here is refused and undone by reloading. */
+static void followerDiscardChanges(commitState *cs) {
+    sds msg = sdscatprintf(sdsempty(),
+                           "-TRYAGAIN this casq node is not the broker: the state document names broker %s at %s "
+                           "(epoch %llu); the change was not acknowledged\r\n",
+                           cs->doc.broker.id ? cs->doc.broker.id : "?",
+                           cs->doc.broker.address ? cs->doc.broker.address : "?",
+                           (unsigned long long)cs->doc.broker.epoch);
+    failHeldReplies(msg);
+    sdsfree(msg);
+    uint64_t from = cs->failed_upto > server.durable_seq ? cs->failed_upto : server.durable_seq;
+    if (server.change_seq > from) cs->discarded_changes += (long long)(server.change_seq - from);
+    cs->failed_upto = server.change_seq;
+    pruneChangeAges(cs);
+    if (cs->reload_scheduled) return;
+    long long since = mstime() - cs->last_reload_ms;
+    if (since >= COMMIT_FOLLOWER_RELOAD_MS) commitReload(cs);
+    else reloadLater(cs, COMMIT_FOLLOWER_RELOAD_MS - since);
+}
+
+/* ========================================================================
+ * Committing
+ * ===================================================================== */
+
+static void recordLatency(commitState *cs, long long us) {
+    cs->latency_us[cs->lat_next] = us;
+    cs->lat_next = (cs->lat_next + 1) % COMMIT_LATENCY_SAMPLES;
+    if (cs->lat_count < COMMIT_LATENCY_SAMPLES) cs->lat_count++;
+    if (us > cs->max_latency_us) cs->max_latency_us = us;
+    cs->last_commit_us = us;
+}
+
+static void commitSucceeded(commitState *cs, const char *new_version) {
+    uint64_t batch = cs->flight_seq - cs->flight_base;
+    cs->commits++;
+    cs->changes_committed += batch;
+    if (batch > cs->max_batch) cs->max_batch = batch;
+    recordLatency(cs, ustime() - cs->flight_start_us);
+    cs->last_commit_ms = mstime();
+    cs->last_outcome = COMMIT_OK;
+    sdsfree(cs->version);
+    cs->version = sdsnew(new_version);
+    int took_over = cs->takeover_pending;
+    sds prev_broker = cs->doc.broker.id ? sdsdup(cs->doc.broker.id) : NULL;
+    persistHeaderClear(&cs->doc);
+    cs->doc = cs->flight_hdr;
+    memset(&cs->flight_hdr, 0, sizeof(cs->flight_hdr));
+    cs->doc_bytes = cs->flight_bytes;
+    cs->takeover_pending = 0;
+    if (took_over) {
+        if (prev_broker)
+            serverLog(LL_NOTICE, "Broker: this node (%s) took over the state document from %s, epoch %llu",
+                      cs->node_id, prev_broker, (unsigned long long)cs->doc.broker.epoch);
+        else
+            serverLog(LL_NOTICE, "Broker: this node (%s) is the broker of the state document, epoch %llu",
+                      cs->node_id, (unsigned long long)cs->doc.broker.epoch);
+    }
+    sdsfree(prev_broker);
+    if (cs->consecutive_errors) {
+        serverLog(LL_WARNING, "Commits succeed again after %lld failed attempts", cs->consecutive_errors);
+        cs->consecutive_errors = 0;
+    }
+    cs->backoff_ms = 0;
+    if (cs->flight_seq > server.durable_seq) server.durable_seq = cs->flight_seq;
+    pruneChangeAges(cs);
+    releaseHeldReplies();
+}
+
+static void commitConflicted(commitState *cs, const char *err) {
+    cs->conflicts++;
+    cs->last_outcome = COMMIT_CONFLICT;
+    setLastError(cs, err ? err : "the document was written by another broker");
+    persistHeaderClear(&cs->flight_hdr);
+    cs->takeover_pending = 0;
+    cs->is_broker = 0;
+    if (cs->starting) return; /* commitInit loads again and retries */
+    uint64_t lost = server.change_seq - server.durable_seq;
+    cs->discarded_changes += (long long)lost;
+    serverLog(LL_WARNING,
+              "Commit conflict on %s (%s): another casq broker took over; failing %lu waiting clients, "
+              "discarding %llu unacknowledged changes and reloading the document",
+              server.store->location, cs->last_error, listLength(server.clients_waiting_commit),
+              (unsigned long long)lost);
+    failHeldReplies(COMMIT_ERR_CONFLICT);
+    cs->failed_upto = server.change_seq;
+    pruneChangeAges(cs);
+    commitReload(cs);
+}
+
+static void commitFailed(commitState *cs, const char *err) {
+    cs->errors++;
+    cs->consecutive_errors++;
+    cs->last_outcome = COMMIT_FAILED;
+    setLastError(cs, err);
+    persistHeaderClear(&cs->flight_hdr);
+    if (cs->starting) return; /* commitInit gives up */
+    cs->backoff_ms = cs->backoff_ms ? cs->backoff_ms * 2 : COMMIT_BACKOFF_MIN_MS;
+    if (cs->backoff_ms > COMMIT_BACKOFF_MAX_MS) cs->backoff_ms = COMMIT_BACKOFF_MAX_MS;
+    /* Jitter: half fixed, half random, so brokers do not retry in step. */
+    long long delay = cs->backoff_ms / 2 + random() % (cs->backoff_ms / 2 + 1);
+    long long now = mstime();
+    if (cs->consecutive_errors == 1 || now - cs->last_error_log_ms >= COMMIT_ERROR_LOG_MS) {
+        serverLog(LL_WARNING, "Commit to %s failed (%s); %lld attempts so far, retrying in %lld ms; %lu clients wait",
+                  server.store->location, cs->last_error, cs->consecutive_errors, delay,
+                  listLength(server.clients_waiting_commit));
+        cs->last_error_log_ms = now;
+    }
+    cs->backing_off = 1;
+    addTimer(cs->retry_ev, delay);
+}
+
+static void commitFinish(commitState *cs, storeStatus status, const char *version, const char *err) {
+    cs->in_flight = 0;
+    switch (status) {
+    case STORE_OK: commitSucceeded(cs, version); break;
+    case STORE_CONFLICT: commitConflicted(cs, err); break;
+    default: commitFailed(cs, err ? err : "storage error"); break;
+    }
+}
+
+static void delayTimerFired(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    commitState *cs = arg;
+    sds version = cs->delayed_version, err = cs->delayed_err;
+    cs->delayed_version = cs->delayed_err = NULL;
+    commitFinish(cs, cs->delayed_status, version, err);
+    sdsfree(version);
+    sdsfree(err);
+}
+
+static void commitWriteDone(void *priv, storeStatus status, const char *new_version, const char *err) {
+    commitState *cs = priv;
+    if (server.cfg.commit_debug_delay_ms > 0) {
+        /* Debug: hold the result back, as a slow store would. */
+        cs->delayed_status = status;
+        cs->delayed_version = new_version ? sdsnew(new_version) : NULL;
+        cs->delayed_err = err ? sdsnew(err) : NULL;
+        addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
+        return;
+    }
+    commitFinish(cs, status, new_version, err);
+}
+
+/* Encodes the state as of now and starts the CAS write. */
+static void commitStart(commitState *cs) {
+    persistHeader *h = &cs->flight_hdr;
+    persistHeaderClear(h);
+    h->commit_seq = cs->doc.commit_seq + 1;
+    h->written_at_ms = mstime();
+    h->broker.id = sdsdup(cs->node_id);
+    h->broker.address = sdsdup(cs->node_address);
+    h->broker.epoch = cs->doc.broker.epoch + (cs->takeover_pending ? 1 : 0);
+
+    cs->flight_start_us = ustime();
+    cs->flight_seq = server.change_seq;
+    cs->flight_base = server.durable_seq;
+    sds doc = sdsMakeRoomFor(sdsempty(), cs->doc_bytes + cs->doc_bytes / 8 + 4096);
+    doc = persistEncode(doc, h, cs->cache);
+    cs->flight_bytes = sdslen(doc);
+    cs->in_flight = 1;
+    server.store->type->write(server.store, doc, cs->version, commitWriteDone, cs);
+}
+
+static void retryTimerFired(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    commitState *cs = arg;
+    cs->backing_off = 0; /* beforeSleep, right after this, commits */
+}
+
+/* ========================================================================
+ * The module interface (commit.h)
+ * ===================================================================== */
+
+void commitBeforeSleep(void) {
+    commitState *cs = server.commit;
+    if (!cs || cs->starting) return;
+    noteChangeAge(cs);
+    if (cs->in_flight || cs->reloading || cs->backing_off) return;
+    if (server.change_seq <= server.durable_seq && !cs->takeover_pending) return;
+    if (!cs->is_broker) {
+        if (server.change_seq > server.durable_seq) followerDiscardChanges(cs);
+        return;
+    }
+    if (cs->reload_scheduled) return;
+    commitStart(cs);
+}
+
+void commitCron(void) {
+    commitState *cs = server.commit;
+    if (!cs || cs->starting) return;
+    noteChangeAge(cs);
+    expireHeldReplies(cs);
+}
+
+/* Runs the loop until *flag becomes true. */
+static void runLoopUntil(int *flag) {
+    while (!*flag) event_base_loop(server.el, EVLOOP_ONCE);
+}
+
+static int commitInitLoad(commitState *cs, sds *err) {
+    cs->load_done = 0;
+    cs->load_error = NULL;
+    cs->reloading = 1;
+    cs->reload_start_us = ustime();
+    server.store->type->load(server.store, commitLoadDone, cs);
+    runLoopUntil(&cs->load_done);
+    if (cs->load_error) {
+        *err = sdscatprintf(sdsempty(), "Can't load the state document %s: %s", server.store->location,
+                            cs->load_error);
+        sdsfree(cs->load_error);
+        cs->load_error = NULL;
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int commitWaitFlight(commitState *cs) {
+    int done = 0;
+    while (!done) {
+        event_base_loop(server.el, EVLOOP_ONCE);
+        done = !cs->in_flight;
+    }
+    return cs->last_outcome;
+}
+
+static commitState *commitStateCreate(void) {
+    commitState *cs = zcalloc(sizeof(*cs));
+    cs->cache = persistCacheCreate();
+    cs->node_id = sdsnew(server.runid);
+    cs->node_address = nodeAddress();
+    cs->last_error = sdsempty();
+    cs->delay_ev = evtimer_new(server.el, delayTimerFired, cs);
+    cs->retry_ev = evtimer_new(server.el, retryTimerFired, cs);
+    cs->reload_ev = evtimer_new(server.el, reloadTimerFired, cs);
+    return cs;
+}
+
+static void commitStateFree(commitState *cs) {
+    event_free(cs->delay_ev);
+    event_free(cs->retry_ev);
+    event_free(cs->reload_ev);
+    persistCacheFree(cs->cache);
+    persistHeaderClear(&cs->doc);
+    persistHeaderClear(&cs->flight_hdr);
+    sdsfree(cs->version);
+    sdsfree(cs->node_id);
+    sdsfree(cs->node_address);
+    sdsfree(cs->delayed_version);
+    sdsfree(cs->delayed_err);
+    sdsfree(cs->load_error);
+    sdsfree(cs->last_error);
+    zfree(cs->ages);
+    zfree(cs);
+}
+
+int commitInit(sds *err) {
+    if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
+    sds url;
+    if (server.cfg.store && server.cfg.store[0]) {
+        url = sdsnew(server.cfg.store);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd))) {
+            *err = sdscatprintf(sdsempty(), "Can't determine the data directory: %s", strerror(errno));
+            return C_ERR;
+        }
+        url = sdscatprintf(sdsempty(), "file://%s%squeue.json", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
+    }
+    sds oerr = NULL;
+    server.store = storeOpen(url, server.el, &oerr);
+    if (!server.store) {
+        *err = sdscatprintf(sdsempty(), "Can't open the state store %s: %s", url, oerr ? oerr : "unknown error");
+        sdsfree(oerr);
+        sdsfree(url);
+        return C_ERR;
+    }
+    sdsfree(url);
+
+    commitState *cs = commitStateCreate();
+    server.commit = cs;
+    cs->starting = 1;
+    server.loading = 1;
+
+    /* Load, then take over with a CAS write of our broker record. Another
+     * node writing in between makes the CAS fail: load again. */
+    int attempt;
+    for (attempt = 0; attempt < COMMIT_START_ATTEMPTS; attempt++) {
+        if (commitInitLoad(cs, err) != C_OK) return C_ERR;
+        cs->is_broker = 1;
+        cs->takeover_pending = 1;
+        commitStart(cs);
+        int outcome = commitWaitFlight(cs);
+        if (outcome == COMMIT_OK) break;
+        if (outcome == COMMIT_FAILED) {
+            *err = sdscatprintf(sdsempty(), "Can't write the state document %s: %s", server.store->location,
+                                cs->last_error);
+            return C_ERR;
+        }
+        serverLog(LL_WARNING, "Another node wrote %s while this one was starting (%s); loading it again",
+                  server.store->location, cs->last_error);
+    }
+    if (attempt == COMMIT_START_ATTEMPTS) {
+        *err = sdscatprintf(sdsempty(), "Can't take over the state document %s: %d attempts lost the CAS to other "
+                                        "nodes",
+                            server.store->location, COMMIT_START_ATTEMPTS);
+        return C_ERR;
+    }
+    cs->starting = 0;
+    server.loading = 0;
+    return C_OK;
+}
+
+int commitFlushAndClose(void) {
+    commitState *cs = server.commit;
+    if (!cs) return C_OK;
+    long long deadline = mstime() + server.cfg.commit_timeout_ms;
+    while (mstime() < deadline) {
+        if (cs->in_flight || cs->reloading || cs->backing_off) {
+            event_base_loop(server.el, EVLOOP_ONCE);
+            continue;
+        }
+        if (cs->is_broker && (server.change_seq > server.durable_seq || cs->takeover_pending)) {
+            commitStart(cs);
+            continue;
+        }
+        break;
+    }
+    if (cs->in_flight)
+        serverLog(LL_WARNING, "Shutdown: a commit to %s is still in flight after commit-timeout; waiting for it",
+                  server.store->location);
+    int ok = server.durable_seq >= server.change_seq || !cs->is_broker;
+    if (server.durable_seq >= server.change_seq)
+        serverLog(LL_NOTICE, "Shutdown: every change is durable in %s (commit_seq %llu)", server.store->location,
+                  (unsigned long long)cs->doc.commit_seq);
+    /* Acknowledge what became durable, refuse the rest, and tell them. */
+    releaseHeldReplies();
+    failHeldReplies(COMMIT_ERR_SHUTDOWN);
+    handleClientsWithPendingWrites();
+    storeClose(server.store); /* waits for a write in flight */
+    server.store = NULL;
+    commitStateFree(cs);
+    server.commit = NULL;
+    return ok ? C_OK : C_ERR;
+}
+
+/* ========================================================================
+ * INFO
+ * ===================================================================== */
+
+static int compareLL(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double latencyPercentileMs(commitState *cs, double pct) {
+    if (!cs->lat_count) return 0;
+    long long sorted[COMMIT_LATENCY_SAMPLES];
+    memcpy(sorted, cs->latency_us, sizeof(long long) * (size_t)cs->lat_count);
+    qsort(sorted, (size_t)cs->lat_count, sizeof(long long), compareLL);
+    size_t idx = (size_t)((pct / 100.0) * (cs->lat_count - 1) + 0.5);
+    return (double)sorted[idx] / 1000.0;
+}
+
+static const char *outcomeName(commitOutcome o) {
+    switch (o) {
+    case COMMIT_OK: return "ok";
+    case COMMIT_CONFLICT: return "conflict";
+    case COMMIT_FAILED: return "err";
+    default: return "none";
+    }
+}
+
+sds commitInfoString(sds s) {
+    commitState *cs = server.commit;
+    if (!cs) return s;
+    int failing = cs->last_outcome == COMMIT_FAILED;
+    /* The fields Redis clients and tools look at, with casq's truth: the
+     * "save" is the last commit; there is no AOF and no fork. */
+    s = sdscatprintf(s,
+                     "rdb_changes_since_last_save:%llu\r\n"
+                     "rdb_bgsave_in_progress:0\r\n"
+                     "rdb_last_save_time:%lld\r\n"
+                     "rdb_last_bgsave_status:%s\r\n"
+                     "rdb_last_bgsave_time_sec:-1\r\n"
+                     "rdb_current_bgsave_time_sec:-1\r\n"
+                     "rdb_saves:%lld\r\n"
+                     "aof_enabled:0\r\n"
+                     "aof_rewrite_in_progress:0\r\n"
+                     "aof_rewrite_scheduled:0\r\n"
+                     "aof_last_rewrite_time_sec:-1\r\n"
+                     "aof_current_rewrite_time_sec:-1\r\n"
+                     "aof_last_bgrewrite_status:ok\r\n"
+                     "aof_rewrites:0\r\n"
+                     "aof_last_write_status:ok\r\n"
+                     "module_fork_in_progress:0\r\n"
+                     "module_fork_last_cow_size:0\r\n",
+                     (unsigned long long)(server.change_seq - server.durable_seq),
+                     (cs->last_commit_ms ? cs->last_commit_ms : server.start_time_ms) / 1000,
+                     failing ? "err" : "ok", cs->commits);
+    s = sdscatprintf(s, "store:%s\r\nstore_location:%s\r\n", server.store->type->name, server.store->location);
+    if (server.store->type->info) s = server.store->type->info(server.store, s);
+    double avg_batch = cs->commits ? (double)cs->changes_committed / (double)cs->commits : 0;
+    s = sdscatprintf(s,
+                     "document_bytes:%zu\r\n"
+                     "document_commit_seq:%llu\r\n"
+                     "document_cached_keys:%zu\r\n"
+                     "document_cached_bytes:%zu\r\n"
+                     "commits:%lld\r\n"
+                     "commit_in_flight:%d\r\n"
+                     "commit_avg_batch:%.2f\r\n"
+                     "commit_max_batch:%llu\r\n"
+                     "commit_latency_p50_ms:%.3f\r\n"
+                     "commit_latency_p99_ms:%.3f\r\n"
+                     "commit_latency_max_ms:%.3f\r\n"
+                     "commit_last_latency_ms:%.3f\r\n"
+                     "commit_conflicts:%lld\r\n"
+                     "commit_errors:%lld\r\n"
+                     "commit_consecutive_errors:%lld\r\n"
+                     "commit_last_status:%s\r\n"
+                     "commit_last_error:%s\r\n"
+                     "commit_timeout_ms:%lld\r\n"
+                     "commit_timed_out_replies:%lld\r\n"
+                     "commit_discarded_changes:%lld\r\n"
+                     "commit_waiting_clients:%lu\r\n"
+                     "change_seq:%llu\r\n"
+                     "durable_seq:%llu\r\n"
+                     "reloads:%lld\r\n"
+                     "last_load_ms:%lld\r\n"
+                     "broker_role:%s\r\n"
+                     "broker_id:%s\r\n"
+                     "broker_address:%s\r\n"
+                     "broker_epoch:%llu\r\n"
+                     "node_id:%s\r\n",
+                     cs->doc_bytes, (unsigned long long)cs->doc.commit_seq, persistCacheKeys(cs->cache),
+                     persistCacheBytes(cs->cache), cs->commits, cs->in_flight, avg_batch,
+                     (unsigned long long)cs->max_batch, latencyPercentileMs(cs, 50), latencyPercentileMs(cs, 99),
+                     (double)cs->max_latency_us / 1000.0, (double)cs->last_commit_us / 1000.0, cs->conflicts,
+                     cs->errors, cs->consecutive_errors, outcomeName(cs->last_outcome), cs->last_error,
+                     server.cfg.commit_timeout_ms, cs->timed_out_replies, cs->discarded_changes,
+                     listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,
+                     (unsigned long long)server.durable_seq, cs->reloads, cs->load_ms,
+                     cs->reloading ? "loading" : (cs->is_broker ? "broker" : "follower"),
+                     cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
+                     (unsigned long long)cs->doc.broker.epoch, cs->node_id);
+    return s;
+}

@@ -1,0 +1,603 @@
+/* persist.c -- the state document: encoding the databases as JSON at every
+ * commit, and decoding + validating a document at load (persist.h,
+ * docs/state-format.md).
+ *
+ * A document is checked completely before anything is installed: the top
+ * level, every database, every key, every stream (streamFromJSON validates
+ * entries, groups, consumers and PELs). The first problem found is
+ * reported with the path to it, e.g.
+ *
+ *   databases[0].keys[3] ("jobs").stream: entry #5: IDs must be increasing
+ *
+ * Format 1 readers are strict: unknown fields are refused rather than
+ * dropped, so that a document written by a newer casq (which would bump
+ * "format" for anything an older reader cannot ignore) or edited by hand
+ * never loses data silently. */
+#include "persist.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jsonutil.h"
+#include "server.h"
+#include "t_stream.h"
+
+/* Key values whose JSON is at most this big are cached between commits.
+ * Big streams are not: their entries are cached per node by t_stream.c, so
+ * a second copy would double their memory for little gain. */
+#define PERSIST_CACHE_MAX_VALUE (64 * 1024)
+
+/* ========================================================================
+ * Header
+ * ===================================================================== */
+
+void persistHeaderClear(persistHeader *h) {
+    sdsfree(h->casq_version);
+    sdsfree(h->broker.id);
+    sdsfree(h->broker.address);
+    memset(h, 0, sizeof(*h));
+}
+
+/* ========================================================================
+ * The per-key cache
+ * ===================================================================== */
+
+typedef struct persistCacheEntry {
+    uint64_t mod_seq; /* the object's mod_seq when json was made */
+    uint64_t gen;     /* the encode that last used it */
+    sds json;         /* the STREAM object */
+} persistCacheEntry;
+
+struct persistCache {
+    dict *entries; /* robj* -> persistCacheEntry* */
+    uint64_t gen;  /* encodes so far */
+    size_t bytes;  /* JSON bytes held */
+};
+
+/* Keyed by the object's address. An address can be reused by a new object
+ * after the old one is freed, but never with the old mod_seq: every change
+ * stamps a fresh change_seq, and only loading creates objects with
+ * mod_seq 0 -- and loading resets the cache. */
+static uint64_t ptrHash(const void *key) {
+    uintptr_t p = (uintptr_t)key;
+    return dictGenHashFunction(&p, sizeof(p));
+}
+
+static int ptrCompare(const void *a, const void *b) { return a == b; }
+
+static void cacheEntryFree(void *val) {
+    persistCacheEntry *e = val;
+    sdsfree(e->json);
+    zfree(e);
+}
+
+static dictType persistCacheDictType = {ptrHash, ptrCompare, NULL, cacheEntryFree};
+
+persistCache *persistCacheCreate(void) {
+    persistCache *pc = zcalloc(sizeof(*pc));
+    pc->entries = dictCreate(&persistCacheDictType);
+    return pc;
+}
+
+void persistCacheReset(persistCache *pc) {
+    if (!pc) return;
+    dictEmpty(pc->entries);
+    pc->bytes = 0;
+}
+
+void persistCacheFree(persistCache *pc) {
+    if (!pc) return;
+    dictRelease(pc->entries);
+    zfree(pc);
+}
+
+size_t persistCacheKeys(const persistCache *pc) { return pc ? dictSize(pc->entries) : 0; }
+
+size_t persistCacheBytes(const persistCache *pc) { return pc ? pc->bytes : 0; }
+
+static void cacheDelete(persistCache *pc, robj *o) {
+    persistCacheEntry *e = dictFetchValue(pc->entries, o);
+    if (!e) return;
+    pc->bytes -= sdslen(e->json);
+    dictDelete(pc->entries, o);
+}
+
+/* Drops the entries of objects that were not in this encode (deleted
+ * keys): their addresses may be reused. */
+static void cacheSweep(persistCache *pc) {
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, pc->entries);
+    while ((de = dictNext(&it)) != NULL) {
+        persistCacheEntry *e = de->val;
+        if (e->gen == pc->gen) continue;
+        pc->bytes -= sdslen(e->json);
+        dictDelete(pc->entries, de->key);
+    }
+}
+
+/* ========================================================================
+ * Encoding
+ * ===================================================================== */
+
+/* Appends the STREAM object of o, from the cache when the key did not
+ * change since it was cached. */
+static sds encodeValue(sds out, robj *o, persistCache *pc, size_t *used) {
+    if (!pc) return streamCatJSON(out, o->ptr);
+    persistCacheEntry *e = dictFetchValue(pc->entries, o);
+    if (e && e->mod_seq == o->mod_seq) {
+        e->gen = pc->gen;
+        (*used)++;
+        return sdscatlen(out, e->json, sdslen(e->json));
+    }
+    size_t start = sdslen(out);
+    out = streamCatJSON(out, o->ptr);
+    size_t len = sdslen(out) - start;
+    if (len > PERSIST_CACHE_MAX_VALUE) {
+        cacheDelete(pc, o);
+        return out;
+    }
+    if (!e) {
+        e = zcalloc(sizeof(*e));
+        dictAdd(pc->entries, o, e);
+    } else {
+        pc->bytes -= sdslen(e->json);
+        sdsfree(e->json);
+    }
+    e->json = sdsnewlen(out + start, len);
+    e->mod_seq = o->mod_seq;
+    e->gen = pc->gen;
+    pc->bytes += len;
+    (*used)++;
+    return out;
+}
+
+static sds encodeKey(sds out, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
+    out = sdscatlen(out, "{\"key\":", 7);
+    out = jsonCatBytes(out, key, sdslen(key));
+    out = sdscatlen(out, ",\"type\":\"stream\"", 16);
+    long long when = getExpire(db, key);
+    if (when != -1) {
+        out = sdscatlen(out, ",\"expires_at_ms\":", 17);
+        out = jsonCatI64(out, when);
+    }
+    out = sdscatlen(out, ",\"stream\":", 10);
+    out = encodeValue(out, o, pc, used);
+    return sdscatlen(out, "}", 1);
+}
+
+/* One key per line: `jq` does not care, people using grep or diff do. */
+sds persistEncode(sds out, const persistHeader *h, persistCache *pc) {
+    size_t used = 0;
+    if (pc) pc->gen++;
+    out = sdscatprintf(out, "{\"format\":%d,\"casq_version\":", PERSIST_FORMAT);
+    out = jsonCatString(out, CASQ_VERSION, strlen(CASQ_VERSION));
+    out = sdscatlen(out, ",\"commit_seq\":", 14);
+    out = jsonCatU64(out, h->commit_seq);
+    out = sdscatlen(out, ",\"written_at_ms\":", 17);
+    out = jsonCatI64(out, h->written_at_ms);
+    out = sdscatlen(out, ",\"broker\":", 10);
+    if (h->broker.id) {
+        out = sdscatlen(out, "{\"id\":", 6);
+        out = jsonCatBytes(out, h->broker.id, sdslen(h->broker.id));
+        out = sdscatlen(out, ",\"address\":", 11);
+        if (h->broker.address) out = jsonCatBytes(out, h->broker.address, sdslen(h->broker.address));
+        else out = sdscatlen(out, "\"\"", 2);
+        out = sdscatlen(out, ",\"epoch\":", 9);
+        out = jsonCatU64(out, h->broker.epoch);
+        out = sdscatlen(out, "}", 1);
+    } else {
+        out = sdscatlen(out, "null", 4);
+    }
+    out = sdscatlen(out, ",\"databases\":[", 14);
+    int firstdb = 1;
+    for (int j = 0; j < server.cfg.databases; j++) {
+        redisDb *db = &server.db[j];
+        if (dictSize(db->keys) == 0) continue;
+        out = sdscatprintf(out, "%s\n{\"id\":%d,\"keys\":[", firstdb ? "" : ",", j);
+        firstdb = 0;
+        int firstkey = 1;
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, db->keys);
+        while ((de = dictNext(&it)) != NULL) {
+            out = sdscatlen(out, firstkey ? "\n" : ",\n", firstkey ? 1 : 2);
+            firstkey = 0;
+            out = encodeKey(out, db, de->key, de->val, pc, &used);
+        }
+        out = sdscatlen(out, "\n]}", 3);
+    }
+    out = sdscatlen(out, firstdb ? "]}\n" : "\n]}\n", firstdb ? 3 : 4);
+    if (pc && dictSize(pc->entries) > used) cacheSweep(pc);
+    return out;
+}
+
+/* ========================================================================
+ * Decoding
+ * ===================================================================== */
+
+typedef struct persistKey {
+    int dbid;       /* database index */
+    sds key;        /* key name */
+    stream *s;      /* its value */
+    long long when; /* expiry, unix ms */
+    int has_ttl;    /* when is set */
+} persistKey;
+
+struct persistState {
+    persistKey *keys; /* every key of every database */
+    size_t count;     /* keys used */
+    size_t alloc;     /* keys allocated */
+};
+
+static int failf(sds *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int failf(sds *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    *err = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    return C_ERR;
+}
+
+/* `where` + a quoted, escaped, shortened key name, for messages. */
+static sds describeKey(const char *where, size_t index, const sds key) {
+    sds d = sdscatprintf(sdsempty(), "%s.keys[%zu]", where, index);
+    if (!key) return d;
+    d = sdscat(d, " (");
+    d = sdscatrepr(d, key, sdslen(key) > 64 ? 64 : sdslen(key));
+    if (sdslen(key) > 64) d = sdscat(d, "...");
+    return sdscat(d, ")");
+}
+
+/* Checks that obj has only the allowed fields, each once. */
+static int checkFields(const cJSON *obj, const char *const *allowed, const char *where, sds *err) {
+    unsigned seen = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj) {
+        int k;
+        for (k = 0; allowed[k]; k++)
+            if (f->string && !strcmp(f->string, allowed[k])) break;
+        if (!allowed[k])
+            return failf(err, "%s: unknown field \"%.64s\" (not part of format %d)", where,
+                         f->string ? f->string : "", PERSIST_FORMAT);
+        if (seen & (1u << k)) return failf(err, "%s: field \"%s\" appears twice", where, allowed[k]);
+        seen |= 1u << k;
+    }
+    return C_OK;
+}
+
+/* Prefixes a reader's message with where it happened. */
+static int failAt(sds *err, const char *where, sds msg) {
+    *err = sdscatprintf(sdsempty(), "%s: %s", where, msg);
+    sdsfree(msg);
+    return C_ERR;
+}
+
+/* Line and column (1-based) of byte offset off. */
+static void lineAndColumn(const char *data, size_t off, size_t *line, size_t *col) {
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (data[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* Offset of a \u0000 escape inside a JSON string, or -1. cJSON keeps
+ * strings NUL-terminated, so such a string would silently lose its tail;
+ * format 1 never writes one (bytes with NUL are base64). An escape is a
+ * backslash preceded by an even number of backslashes. */
+static long long findEscapedNul(const char *data, size_t len) {
+    const char *p = data, *end = data + len;
+    while ((p = memmem(p, (size_t)(end - p), "\\u0000", 6)) != NULL) {
+        size_t run = 0;
+        while (p - run > data && p[-(long)run - 1] == '\\') run++;
+        if (run % 2 == 0) return (long long)(p - data);
+        p += 6;
+    }
+    return -1;
+}
+
+static int isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Whether data, which cJSON refused, is a prefix of some valid JSON text:
+ * scanning it structurally (strings with their escapes, brackets) finds no
+ * mismatch before the input ends inside an open string or container. Then
+ * the document was cut short -- a truncated write, a full disk -- which
+ * deserves its own message. *bad is set to the first mismatch, if any. */
+static int looksTruncated(const char *data, size_t len, size_t *bad) {
+    char stack[CJSON_NESTING_LIMIT + 1];
+    size_t depth = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = data[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = 0;
+            continue;
+        }
+        if (c == '"') {
+            in_string = 1;
+        } else if (c == '{' || c == '[') {
+            if (depth == sizeof(stack)) return 0;
+            stack[depth++] = c;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) {
+                *bad = i;
+                return 0;
+            }
+            depth--;
+        }
+    }
+    return in_string || depth > 0;
+}
+
+/* Parses data as one JSON value (nothing but whitespace around it). */
+static cJSON *parseJson(const char *data, size_t len, sds *err) {
+    size_t i = 0;
+    while (i < len && isJsonSpace(data[i])) i++;
+    if (len == 0) {
+        failf(err, "the document is empty (0 bytes)");
+        return NULL;
+    }
+    if (i == len) {
+        failf(err, "the document is empty (%zu bytes of whitespace)", len);
+        return NULL;
+    }
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        failf(err, "byte %zu is a NUL byte: not JSON text", (size_t)(nul - data));
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : len;
+        size_t bad = (size_t)-1;
+        if (looksTruncated(data, len, &bad)) {
+            failf(err, "the document is truncated: the JSON ends unexpectedly after %zu bytes", len);
+        } else {
+            if (bad != (size_t)-1 && bad < off) off = bad;
+            size_t line, col;
+            lineAndColumn(data, off, &line, &col);
+            failf(err, "invalid JSON at byte %zu (line %zu, column %zu)", off, line, col);
+        }
+        return NULL;
+    }
+    size_t off = (size_t)(end - data);
+    while (off < len && isJsonSpace(data[off])) off++;
+    if (off != len) {
+        cJSON_Delete(root);
+        size_t line, col;
+        lineAndColumn(data, off, &line, &col);
+        failf(err, "unexpected data after the JSON document at byte %zu (line %zu, column %zu)", off, line, col);
+        return NULL;
+    }
+    long long esc = findEscapedNul(data, len);
+    if (esc >= 0) {
+        cJSON_Delete(root);
+        failf(err, "byte %lld: a \\u0000 escape in a string (format %d writes strings holding NUL bytes as "
+                   "{\"base64\": ...})",
+              esc, PERSIST_FORMAT);
+        return NULL;
+    }
+    return root;
+}
+
+static void stateAdd(persistState *ps, int dbid, sds key, stream *s, long long when, int has_ttl) {
+    if (ps->count == ps->alloc) {
+        ps->alloc = ps->alloc ? ps->alloc * 2 : 64;
+        ps->keys = zrealloc(ps->keys, sizeof(persistKey) * ps->alloc);
+    }
+    persistKey *k = &ps->keys[ps->count++];
+    k->dbid = dbid;
+    k->key = key;
+    k->s = s;
+    k->when = when;
+    k->has_ttl = has_ttl;
+}
+
+static int decodeHeader(const cJSON *root, persistHeader *h, sds *err) {
+    static const char *const fields[] = {"format", "casq_version", "commit_seq", "written_at_ms", "broker",
+                                         "databases", NULL};
+    sds msg = NULL;
+    /* The format first: a newer document must be refused as such, not for
+     * whatever else in it this version does not understand. */
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+    if (!fmt) return failf(err, "no \"format\" field: this is not a casq state document");
+    uint64_t format;
+    if (jsonGetU64(fmt, &format, "format", &msg) != C_OK) return failAt(err, "top level", msg);
+    if (format != PERSIST_FORMAT)
+        return failf(err, "unsupported format %llu (this casq %s reads format %d)", (unsigned long long)format,
+                     CASQ_VERSION, PERSIST_FORMAT);
+    if (checkFields(root, fields, "top level", err) != C_OK) return C_ERR;
+
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "casq_version");
+    if (item) {
+        if (!cJSON_IsString(item)) return failf(err, "casq_version: expected a string");
+        h->casq_version = sdsnew(item->valuestring);
+    }
+    item = cJSON_GetObjectItemCaseSensitive(root, "commit_seq");
+    if (item && jsonGetU64(item, &h->commit_seq, "commit_seq", &msg) != C_OK) return failAt(err, "top level", msg);
+    item = cJSON_GetObjectItemCaseSensitive(root, "written_at_ms");
+    int64_t written = 0;
+    if (item && jsonGetI64(item, &written, "written_at_ms", &msg) != C_OK) return failAt(err, "top level", msg);
+    h->written_at_ms = written;
+
+    const cJSON *broker = cJSON_GetObjectItemCaseSensitive(root, "broker");
+    if (broker && !cJSON_IsNull(broker)) {
+        static const char *const bfields[] = {"id", "address", "epoch", NULL};
+        if (!cJSON_IsObject(broker)) return failf(err, "broker: expected an object or null");
+        if (checkFields(broker, bfields, "broker", err) != C_OK) return C_ERR;
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(broker, "id");
+        const cJSON *addr = cJSON_GetObjectItemCaseSensitive(broker, "address");
+        if (!cJSON_IsString(id) || !id->valuestring[0]) return failf(err, "broker.id: expected a non-empty string");
+        if (!cJSON_IsString(addr)) return failf(err, "broker.address: expected a string");
+        if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(broker, "epoch"), &h->broker.epoch, "epoch", &msg) != C_OK)
+            return failAt(err, "broker", msg);
+        h->broker.id = sdsnew(id->valuestring);
+        h->broker.address = sdsnew(addr->valuestring);
+    }
+    return C_OK;
+}
+
+static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, const char *where, size_t index,
+                     sds *err) {
+    static const char *const fields[] = {"key", "type", "expires_at_ms", "stream", NULL};
+    sds msg = NULL, key = NULL, desc = describeKey(where, index, NULL);
+    int ret = C_ERR;
+    if (!cJSON_IsObject(k)) {
+        failf(err, "%s: expected an object", desc);
+        goto done;
+    }
+    if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(k, "key"), &key, "key", &msg) != C_OK) {
+        failAt(err, desc, msg);
+        goto done;
+    }
+    sdsfree(desc);
+    desc = describeKey(where, index, key);
+    if (checkFields(k, fields, desc, err) != C_OK) goto done;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(k, "type");
+    if (!cJSON_IsString(type)) {
+        failf(err, "%s: type: expected a string", desc);
+        goto done;
+    }
+    if (strcmp(type->valuestring, "stream") != 0) {
+        failf(err, "%s: type \"%.32s\" is not supported (format %d holds streams only)", desc, type->valuestring,
+              PERSIST_FORMAT);
+        goto done;
+    }
+    int64_t when = 0;
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(k, "expires_at_ms");
+    if (exp && jsonGetI64(exp, &when, "expires_at_ms", &msg) != C_OK) {
+        failAt(err, desc, msg);
+        goto done;
+    }
+    if (dictFind(seen, key)) {
+        failf(err, "%s: the key appears twice in database %d", desc, dbid);
+        goto done;
+    }
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(k, "stream");
+    if (!value) {
+        failf(err, "%s: no \"stream\" field", desc);
+        goto done;
+    }
+    stream *s = streamFromJSON(value, &msg);
+    if (!s) {
+        desc = sdscat(desc, ".stream");
+        failAt(err, desc, msg);
+        goto done;
+    }
+    dictAdd(seen, sdsdup(key), NULL);
+    stateAdd(ps, dbid, key, s, when, exp != NULL);
+    key = NULL;
+    ret = C_OK;
+done:
+    sdsfree(key);
+    sdsfree(desc);
+    return ret;
+}
+
+static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *dbseen, sds *err) {
+    static const char *const fields[] = {"id", "keys", NULL};
+    sds msg = NULL;
+    char where[64];
+    snprintf(where, sizeof(where), "databases[%zu]", index);
+    if (!cJSON_IsObject(d)) return failf(err, "%s: expected an object", where);
+    if (checkFields(d, fields, where, err) != C_OK) return C_ERR;
+    uint64_t id;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "id"), &id, "id", &msg) != C_OK) return failAt(err, where, msg);
+    if (id >= (uint64_t)server.cfg.databases)
+        return failf(err, "%s: database %llu does not exist on this server (databases is %d)", where,
+                     (unsigned long long)id, server.cfg.databases);
+    if (dbseen[id]) return failf(err, "%s: database %llu is listed twice", where, (unsigned long long)id);
+    dbseen[id] = 1;
+    const cJSON *keys = cJSON_GetObjectItemCaseSensitive(d, "keys");
+    if (!cJSON_IsArray(keys)) return failf(err, "%s: keys: expected an array", where);
+
+    dict *seen = dictCreate(&sdsKeyDictType);
+    size_t k = 0;
+    const cJSON *item;
+    int ret = C_OK;
+    cJSON_ArrayForEach(item, keys) {
+        if (decodeKey(ps, item, (int)id, seen, where, k++, err) != C_OK) {
+            ret = C_ERR;
+            break;
+        }
+    }
+    dictRelease(seen);
+    return ret;
+}
+
+persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds *err) {
+    memset(h, 0, sizeof(*h));
+    cJSON *root = parseJson(data, len, err);
+    if (!root) return NULL;
+    persistState *ps = zcalloc(sizeof(*ps));
+    int *dbseen = zcalloc(sizeof(int) * (size_t)server.cfg.databases);
+    int ok = 0;
+    if (!cJSON_IsObject(root)) {
+        failf(err, "the top level must be a JSON object");
+        goto done;
+    }
+    if (decodeHeader(root, h, err) != C_OK) goto done;
+    const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases");
+    if (!cJSON_IsArray(dbs)) {
+        failf(err, "databases: expected an array");
+        goto done;
+    }
+    size_t index = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, dbs) {
+        if (decodeDatabase(ps, d, index++, dbseen, err) != C_OK) goto done;
+    }
+    ok = 1;
+done:
+    zfree(dbseen);
+    cJSON_Delete(root);
+    if (!ok) {
+        persistHeaderClear(h);
+        persistStateFree(ps);
+        return NULL;
+    }
+    return ps;
+}
+
+unsigned long long persistStateKeys(const persistState *ps) { return ps ? ps->count : 0; }
+
+void persistStateFree(persistState *ps) {
+    if (!ps) return;
+    for (size_t i = 0; i < ps->count; i++) {
+        sdsfree(ps->keys[i].key);
+        if (ps->keys[i].s) freeStream(ps->keys[i].s);
+    }
+    zfree(ps->keys);
+    zfree(ps);
+}
+
+void persistInstall(persistState *ps) {
+    /* Empties every db the way FLUSHALL does: WATCHes are touched and
+     * XREADGROUP waiters re-checked -- against the new contents, since
+     * they are only served later, from beforeSleep. */
+    emptyData(-1, NULL);
+    if (!ps) return;
+    for (size_t i = 0; i < ps->count; i++) {
+        persistKey *k = &ps->keys[i];
+        redisDb *db = &server.db[k->dbid];
+        robj *o = createStreamObject();
+        freeStream(o->ptr);
+        o->ptr = k->s;
+        k->s = NULL;
+        dbAdd(db, k->key, o);
+        if (k->has_ttl) setExpire(db, k->key, k->when);
+    }
+    persistStateFree(ps);
+}

@@ -1,0 +1,81 @@
+/* persist.h -- the state document (docs/state-format.md): the in-memory
+ * state encoded as one JSON document, and a document decoded, validated
+ * and installed as the in-memory state.
+ *
+ * Encoding runs on the main thread at every commit and must cost little
+ * more than a memcpy of the document: streams keep the JSON of their
+ * entries cached per node (t_stream.c), and this module keeps the JSON of
+ * every small key's value cached until the key changes (robj->mod_seq).
+ *
+ * Decoding never touches the live databases: the whole document is parsed
+ * and validated into a persistState first; only a fully valid document is
+ * installed (persistInstall), replacing what was there. */
+#ifndef CASQ_PERSIST_H
+#define CASQ_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sds.h"
+
+#define PERSIST_FORMAT 1
+
+/* The broker record (design.md §5). */
+typedef struct persistBroker {
+    sds id;         /* node id of the broker (its run_id); NULL if none */
+    sds address;    /* "host:port" the broker serves on; NULL if none */
+    uint64_t epoch; /* raised by every take-over; 0 if no broker yet */
+} persistBroker;
+
+/* The document's top-level fields other than the databases. */
+typedef struct persistHeader {
+    uint64_t commit_seq;     /* increases by one with every commit */
+    long long written_at_ms; /* wall clock of the commit (informational) */
+    sds casq_version;        /* version of the casq that wrote it; NULL if absent */
+    persistBroker broker;    /* who owns the document */
+} persistHeader;
+
+/* Frees the sds fields and zeroes h. */
+void persistHeaderClear(persistHeader *h);
+
+/* ------------------------------------------------------------------------
+ * Encoding
+ * --------------------------------------------------------------------- */
+
+/* Cache of encoded key values between commits (opaque). */
+typedef struct persistCache persistCache;
+
+persistCache *persistCacheCreate(void);
+/* Drops every cached value (after the databases were replaced). */
+void persistCacheReset(persistCache *pc);
+void persistCacheFree(persistCache *pc);
+/* Keys / bytes currently cached (INFO). */
+size_t persistCacheKeys(const persistCache *pc);
+size_t persistCacheBytes(const persistCache *pc);
+
+/* Appends the whole document for the current databases to out. pc may be
+ * NULL (no caching). */
+sds persistEncode(sds out, const persistHeader *h, persistCache *pc);
+
+/* ------------------------------------------------------------------------
+ * Decoding
+ * --------------------------------------------------------------------- */
+
+/* A decoded, validated document not yet installed (opaque). */
+typedef struct persistState persistState;
+
+/* Parses and validates data[0..len). On success returns the state and fills
+ * *h (the caller clears it); on failure returns NULL and sets *err to a
+ * message saying what is wrong and where (e.g. `databases[0].keys[3]
+ * ("jobs"): stream: entry #5: ...`). */
+persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds *err);
+/* Number of keys in a decoded state. */
+unsigned long long persistStateKeys(const persistState *ps);
+/* Replaces every database's contents with the decoded state and frees ps.
+ * Clients blocked on keys stay blocked (they wait on key names) and are
+ * re-checked against the new contents; WATCHes are invalidated. NULL
+ * installs an empty state. */
+void persistInstall(persistState *ps);
+void persistStateFree(persistState *ps);
+
+#endif

@@ -1,0 +1,824 @@
+/* store_file.c -- the state document in a local file (design.md §6).
+ *
+ * The embedded default store: `queue.json` in the data directory. Every
+ * operation runs on one worker thread (blocking file I/O and fsync never
+ * touch the event loop); its completion is handed to the loop through a
+ * pipe, and the callback runs on the main thread.
+ *
+ * ------------------------------------------------------------------------
+ * Files
+ * ------------------------------------------------------------------------
+ *   queue.json        the document, exactly the bytes the commit module gave
+ *   queue.json.tmp    the next version while it is being written
+ *   queue.json.lock   the lock, and the *version record*:
+ *                       casq-file-store 1 token=<32 hex> ino=<n> size=<n> mtime=<s>.<ns>
+ *
+ * ------------------------------------------------------------------------
+ * Compare-and-set between processes
+ * ------------------------------------------------------------------------
+ * Every load and write holds an exclusive flock() on queue.json.lock from
+ * its check to its last step, so two casq processes on one host (or two
+ * stores in one process) never interleave. flock() and not fcntl() locks:
+ * fcntl locks belong to the process and vanish when *any* descriptor of the
+ * file is closed. A lock on a lock file that someone unlinked excludes
+ * nobody, so after locking we check that the descriptor is still the file
+ * at the path, and start again if not.
+ *
+ * The version token is a random 128-bit value minted for every write (and
+ * for a document the store finds without a matching record). Random tokens
+ * are never reused, so there is no ABA: a broker that read version T can
+ * only ever match T itself, never a later document that happens to look
+ * like it (a counter would come back after a restore; an inode number is
+ * recycled by the file system; a content hash repeats for equal bytes).
+ *
+ * The record also names the identity of the document file it describes:
+ * inode, size and modification time. The current version of the document
+ * is the record's token *only if that identity matches the file at the
+ * path*; otherwise the version is unknown, every CAS against it fails, and
+ * the next load mints a fresh token. This catches whatever bypassed the
+ * protocol: an operator restoring a backup with mv/cp, an editor, and the
+ * crash cases below.
+ *
+ * ------------------------------------------------------------------------
+ * A write, and what a crash between its steps leaves
+ * ------------------------------------------------------------------------
+ *   1. lock; read record; stat queue.json; compare with expect_version
+ *   2. write queue.json.tmp, fdatasync it            (data durable first)
+ *   3. pwrite the new record: new token + the tmp file's identity
+ *   4. rename queue.json.tmp -> queue.json           (the atomic switch)
+ *   5. fsync the directory                           (the rename durable)
+ *   6. unlock; report OK -- only now may the commit be acknowledged
+ *
+ * Process crash (the kernel releases the lock; the page cache survives):
+ *   before 3: old document, old record: nothing happened (a stale .tmp is
+ *             removed by the next load).
+ *   3..4:     old document, record names the tmp file: identity mismatch, so
+ *             the version is unknown. Whoever holds the old token gets a
+ *             conflict and reloads the old document -- which is intact and
+ *             holds everything ever acknowledged. Erring towards a spurious
+ *             conflict is safe; a spurious match would not be.
+ *   4..6:     new document, matching record: the write happened; it was
+ *             never acknowledged (the writer died before step 6), which is
+ *             allowed -- an unacknowledged change may or may not survive.
+ * Power loss (no process survives, so nobody holds a token afterwards): the
+ * record is not fsynced (that would double the cost of a commit for
+ * nothing): any combination of old/new document and old/new record may
+ * come back. A matching pair is a consistent version; a mismatched pair is
+ * an unknown version and gets a fresh token at the next load. The document
+ * itself is always whole: its data was fdatasync'ed before the rename.
+ *
+ * Failures: an error before step 4 leaves the document as it was (the
+ * record is restored if step 3 already ran), reported as STORE_ERROR. If
+ * the fsync of step 5 fails, the new document is in place but maybe not
+ * durable: that is reported as STORE_ERROR (not acknowledged), and the
+ * store remembers the write as *unconfirmed*, so that the commit module's
+ * retry -- which still names the previous version -- is accepted as a CAS
+ * from that version instead of a conflict with itself.
+ *
+ * Limits: local file systems only (flock over NFS is not reliable); an
+ * external tool that rewrites the document in place keeping inode, size and
+ * mtime (to the nanosecond) would go unnoticed. */
+#include "store.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define FILE_TOKEN_HEX 32 /* 128 bits */
+#define FILE_RECORD_MAX 256
+#define FILE_ERR_MAX 512
+
+/* ========================================================================
+ * Types
+ * ===================================================================== */
+
+typedef enum fileJobKind {
+    FILE_JOB_NONE = 0,
+    FILE_JOB_LOAD,
+    FILE_JOB_WRITE,
+    FILE_JOB_EXIT,
+} fileJobKind;
+
+/* What identifies one version of the document file on disk. */
+typedef struct fileIdentity {
+    unsigned long long ino;  /* inode number */
+    unsigned long long size; /* bytes */
+    long long mtime_sec;     /* modification time */
+    long mtime_nsec;
+} fileIdentity;
+
+/* The version record kept in the lock file. */
+typedef struct fileRecord {
+    char token[FILE_TOKEN_HEX + 1]; /* version token, hex */
+    fileIdentity id;                /* the document file it describes */
+} fileRecord;
+
+typedef struct fileStore {
+    store *st;               /* the generic store (location, base) */
+    sds path;                /* absolute path of the document */
+    sds tmp_path;            /* path + ".tmp" */
+    sds lock_path;           /* path + ".lock" */
+    sds dir_path;            /* the directory holding all three */
+    int dirfd;               /* the directory, kept open to fsync it */
+    int lockfd;              /* the lock file; worker only; -1 if closed */
+    /* --- the worker and its mailbox --- */
+    pthread_t thread;        /* the worker */
+    int thread_started;      /* thread is joinable */
+    pthread_mutex_t mu;      /* guards job/job_done and the hand-off */
+    pthread_cond_t cv;       /* signals a new job to the worker */
+    int notify[2];           /* worker -> loop: a job finished */
+    struct event *notify_ev; /* read side of notify on the loop */
+    fileJobKind job;         /* the job in progress, FILE_JOB_NONE if idle */
+    int job_done;            /* the worker finished it; results are set */
+    /* --- job input (set by the main thread before handing over) --- */
+    sds data;                      /* write: the document (owned) */
+    char expect[FILE_TOKEN_HEX + 1]; /* write: expected version */
+    int has_expect;                /* write: 0 = create only */
+    storeLoadCallback *load_cb;    /* load: callback */
+    storeWriteCallback *write_cb;  /* write: callback */
+    void *priv;                    /* callback argument */
+    /* --- job output (set by the worker) --- */
+    storeStatus status;              /* outcome */
+    char version[FILE_TOKEN_HEX + 1]; /* token of the document read/written */
+    char *buf;                       /* load: document bytes (zmalloc) */
+    size_t buflen;                   /* load: their length */
+    char err[FILE_ERR_MAX];          /* message when status is STORE_ERROR or a conflict */
+    long long op_us;                 /* how long the job took */
+    int minted;                      /* load: a fresh token was minted */
+    /* --- worker private --- */
+    int unconfirmed;                             /* last write renamed but its fsync failed */
+    int unconfirmed_had_prev;                    /* ... it replaced an existing version */
+    char unconfirmed_prev[FILE_TOKEN_HEX + 1];   /* ... that version */
+    char unconfirmed_new[FILE_TOKEN_HEX + 1];    /* ... and the token it wrote */
+    /* --- statistics (main thread) --- */
+    long long writes;        /* successful writes */
+    long long write_errors;  /* writes that failed */
+    long long conflicts;     /* writes refused by the version check */
+    long long loads;         /* loads */
+    long long tokens_minted; /* versions found without a matching record */
+    long long bytes_written; /* document bytes written */
+    long long last_write_us; /* duration of the last write */
+    sds last_error;          /* last error message, "" if none */
+} fileStore;
+
+/* ========================================================================
+ * Helpers (worker thread)
+ * ===================================================================== */
+
+static long long monoUs(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void fileSetErr(fileStore *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fileSetErr(fileStore *fs, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fs->err, sizeof(fs->err), fmt, ap);
+    va_end(ap);
+}
+
+static void identityFromStat(fileIdentity *id, const struct stat *sb) {
+    id->ino = (unsigned long long)sb->st_ino;
+    id->size = (unsigned long long)sb->st_size;
+    id->mtime_sec = (long long)sb->st_mtim.tv_sec;
+    id->mtime_nsec = (long)sb->st_mtim.tv_nsec;
+}
+
+static int identityEqual(const fileIdentity *a, const fileIdentity *b) {
+    return a->ino == b->ino && a->size == b->size && a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
+}
+
+/* 128 random bits as hex. getrandom() draws from the kernel CSPRNG; a
+ * collision between two tokens is as likely as guessing a random UUID. */
+static void newToken(char out[FILE_TOKEN_HEX + 1]) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[FILE_TOKEN_HEX / 2];
+    size_t got = 0;
+    while (got < sizeof(raw)) {
+        ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+        if (n > 0) got += (size_t)n;
+        else if (n == -1 && errno != EINTR) break;
+    }
+    if (got < sizeof(raw)) {
+        /* No getrandom (very old kernel): fall back to /dev/urandom. */
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd == -1 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw))
+            serverPanic("cannot obtain random bytes for a version token");
+        close(fd);
+    }
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[FILE_TOKEN_HEX] = '\0';
+}
+
+static int writeAll(int fd, const char *p, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n == -1) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The lock and the version record
+ * --------------------------------------------------------------------- */
+
+/* Takes the exclusive lock, making sure it is the lock file at the path. */
+static int fileLock(fileStore *fs) {
+    for (int attempt = 0; attempt < 16; attempt++) {
+        if (fs->lockfd == -1) {
+            fs->lockfd = open(fs->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+            if (fs->lockfd == -1) {
+                fileSetErr(fs, "cannot open lock file %s: %s", fs->lock_path, strerror(errno));
+                return -1;
+            }
+        }
+        while (flock(fs->lockfd, LOCK_EX) == -1) {
+            if (errno == EINTR) continue;
+            fileSetErr(fs, "cannot lock %s: %s", fs->lock_path, strerror(errno));
+            return -1;
+        }
+        struct stat held, atpath;
+        if (fstat(fs->lockfd, &held) == 0 && stat(fs->lock_path, &atpath) == 0 && held.st_ino == atpath.st_ino &&
+            held.st_dev == atpath.st_dev)
+            return 0;
+        /* Removed or replaced while we waited: start over with the file
+         * that is at the path now. */
+        flock(fs->lockfd, LOCK_UN);
+        close(fs->lockfd);
+        fs->lockfd = -1;
+    }
+    fileSetErr(fs, "lock file %s keeps being replaced", fs->lock_path);
+    return -1;
+}
+
+static void fileUnlock(fileStore *fs) {
+    if (fs->lockfd != -1) flock(fs->lockfd, LOCK_UN);
+}
+
+/* Formats rec into buf; every field has a fixed width so the record is
+ * always the same length and is rewritten in place. */
+static int formatRecord(char *buf, size_t len, const fileRecord *rec) {
+    return snprintf(buf, len,
+                    "casq-file-store 1 token=%s ino=%020llu size=%020llu mtime=%020lld.%09ld\n"
+                    "# lock and version record of the casq state document; do not edit\n",
+                    rec->token, rec->id.ino, rec->id.size, rec->id.mtime_sec, rec->id.mtime_nsec);
+}
+
+/* Reads the record. Returns 1 if valid, 0 if absent or malformed (the
+ * version is then unknown), -1 on an I/O error. raw/rawlen receive the
+ * bytes as they were (to restore them if a write fails half-way). */
+static int fileReadRecord(fileStore *fs, fileRecord *rec, char *raw, size_t *rawlen) {
+    char buf[FILE_RECORD_MAX];
+    ssize_t n = pread(fs->lockfd, buf, sizeof(buf) - 1, 0);
+    if (n == -1) {
+        fileSetErr(fs, "cannot read %s: %s", fs->lock_path, strerror(errno));
+        return -1;
+    }
+    if (raw) {
+        memcpy(raw, buf, (size_t)n);
+        *rawlen = (size_t)n;
+    }
+    buf[n] = '\0';
+    char token[FILE_TOKEN_HEX + 2];
+    int consumed = 0;
+    if (sscanf(buf, "casq-file-store 1 token=%33[0-9a-f] ino=%llu size=%llu mtime=%lld.%ld\n%n", token,
+               &rec->id.ino, &rec->id.size, &rec->id.mtime_sec, &rec->id.mtime_nsec, &consumed) != 5 ||
+        consumed == 0 || strlen(token) != FILE_TOKEN_HEX)
+        return 0;
+    memcpy(rec->token, token, FILE_TOKEN_HEX + 1);
+    return 1;
+}
+
+static int fileWriteRaw(fileStore *fs, const char *buf, size_t len) {
+    ssize_t n = pwrite(fs->lockfd, buf, len, 0);
+    if (n != (ssize_t)len) {
+        if (n >= 0) errno = ENOSPC;
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fs->lockfd, &sb) == 0 && (size_t)sb.st_size > len && ftruncate(fs->lockfd, (off_t)len) == -1) return -1;
+    return 0;
+}
+
+static int fileWriteRecord(fileStore *fs, const fileRecord *rec) {
+    char buf[FILE_RECORD_MAX];
+    int len = formatRecord(buf, sizeof(buf), rec);
+    if (fileWriteRaw(fs, buf, (size_t)len) == -1) {
+        fileSetErr(fs, "cannot write %s: %s", fs->lock_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ========================================================================
+ * The jobs (worker thread)
+ * ===================================================================== */
+
+/* Reads the whole file behind fd into a zmalloc'd buffer. */
+static int readWhole(int fd, size_t hint, char **out, size_t *outlen) {
+    size_t cap = hint + 1, len = 0;
+    char *buf = zmalloc(cap);
+    for (;;) {
+        if (len + 1 >= cap) {
+            cap = cap * 2;
+            buf = zrealloc(buf, cap);
+        }
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n == -1) {
+            if (errno == EINTR) continue;
+            zfree(buf);
+            return -1;
+        }
+        if (n == 0) break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+static void fileDoLoad(fileStore *fs) {
+    fs->buf = NULL;
+    fs->buflen = 0;
+    fs->minted = 0;
+    fs->version[0] = '\0';
+    if (fileLock(fs) == -1) {
+        fs->status = STORE_ERROR;
+        return;
+    }
+    /* A .tmp file can only be left by a writer that died (writers hold the
+     * lock while it exists). */
+    unlink(fs->tmp_path);
+
+    int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
+    if (fd == -1) {
+        if (errno == ENOENT) {
+            fs->status = STORE_NOT_FOUND;
+        } else {
+            fs->status = STORE_ERROR;
+            fileSetErr(fs, "cannot open %s: %s", fs->path, strerror(errno));
+        }
+        fileUnlock(fs);
+        return;
+    }
+    /* Writers that follow the protocol are locked out; anyone else who
+     * rewrites the file while we read it makes us read again. */
+    struct stat before, after;
+    for (int attempt = 0;; attempt++) {
+        if (fstat(fd, &before) == -1 || lseek(fd, 0, SEEK_SET) == -1 ||
+            readWhole(fd, (size_t)before.st_size, &fs->buf, &fs->buflen) == -1 || fstat(fd, &after) == -1) {
+            fs->status = STORE_ERROR;
+            fileSetErr(fs, "cannot read %s: %s", fs->path, strerror(errno));
+            goto done;
+        }
+        fileIdentity a, b;
+        identityFromStat(&a, &before);
+        identityFromStat(&b, &after);
+        if (identityEqual(&a, &b) && b.size == fs->buflen) break;
+        zfree(fs->buf);
+        fs->buf = NULL;
+        if (attempt == 4) {
+            fs->status = STORE_ERROR;
+            fileSetErr(fs, "%s keeps changing while being read (is something else writing it?)", fs->path);
+            goto done;
+        }
+    }
+
+    fileRecord rec;
+    fileIdentity cur;
+    identityFromStat(&cur, &after);
+    int r = fileReadRecord(fs, &rec, NULL, NULL);
+    if (r == -1) {
+        fs->status = STORE_ERROR;
+        goto done;
+    }
+    if (r == 1 && identityEqual(&rec.id, &cur)) {
+        memcpy(fs->version, rec.token, sizeof(fs->version));
+    } else {
+        /* First load of this document (or it was changed behind our
+         * back): it gets a version of its own. */
+        newToken(rec.token);
+        rec.id = cur;
+        if (fileWriteRecord(fs, &rec) == -1) {
+            fs->status = STORE_ERROR;
+            goto done;
+        }
+        memcpy(fs->version, rec.token, sizeof(fs->version));
+        fs->minted = 1;
+    }
+    fs->status = STORE_OK;
+
+done:
+    if (fs->status != STORE_OK && fs->buf) {
+        zfree(fs->buf);
+        fs->buf = NULL;
+    }
+    close(fd);
+    fileUnlock(fs);
+}
+
+/* Whether the document's current version is the one the writer expects. */
+static int fileVersionMatches(fileStore *fs, int exists, const char *current) {
+    if (!fs->has_expect) {
+        if (!exists) return 1;
+        /* Our own create whose fsync failed. */
+        return fs->unconfirmed && !fs->unconfirmed_had_prev && current && !strcmp(current, fs->unconfirmed_new);
+    }
+    if (!exists || !current) return 0;
+    if (!strcmp(current, fs->expect)) return 1;
+    /* Our own write from `expect` whose fsync failed: the retry is a CAS
+     * from the same version. */
+    return fs->unconfirmed && fs->unconfirmed_had_prev && !strcmp(fs->unconfirmed_prev, fs->expect) &&
+           !strcmp(current, fs->unconfirmed_new);
+}
+
+static void fileDoWrite(fileStore *fs) {
+    fs->version[0] = '\0';
+    if (fileLock(fs) == -1) {
+        fs->status = STORE_ERROR;
+        return;
+    }
+    fs->status = STORE_ERROR;
+
+    /* 1. The version check. */
+    fileRecord rec;
+    char oldraw[FILE_RECORD_MAX];
+    size_t oldrawlen = 0;
+    int r = fileReadRecord(fs, &rec, oldraw, &oldrawlen);
+    if (r == -1) goto unlock;
+    struct stat sb;
+    int exists = 1;
+    if (stat(fs->path, &sb) == -1) {
+        if (errno != ENOENT) {
+            fileSetErr(fs, "cannot stat %s: %s", fs->path, strerror(errno));
+            goto unlock;
+        }
+        exists = 0;
+    }
+    const char *current = NULL;
+    if (exists && r == 1) {
+        fileIdentity cur;
+        identityFromStat(&cur, &sb);
+        if (identityEqual(&cur, &rec.id)) current = rec.token;
+    }
+    if (!fileVersionMatches(fs, exists, current)) {
+        fs->status = STORE_CONFLICT;
+        if (!fs->has_expect)
+            fileSetErr(fs, "%s already exists", fs->path);
+        else if (!exists)
+            fileSetErr(fs, "%s no longer exists", fs->path);
+        else if (!current)
+            fileSetErr(fs, "%s was replaced by something that is not this store", fs->path);
+        else
+            fileSetErr(fs, "%s was written by another process (version %.8s..., expected %.8s...)", fs->path,
+                       current, fs->expect);
+        goto unlock;
+    }
+
+    /* 2. The new version, durable under its temporary name. */
+    int fd = open(fs->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd == -1) {
+        fileSetErr(fs, "cannot create %s: %s", fs->tmp_path, strerror(errno));
+        goto unlock;
+    }
+    struct stat tsb;
+    if (writeAll(fd, fs->data, sdslen(fs->data)) == -1 || fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
+        fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
+        close(fd);
+        unlink(fs->tmp_path);
+        goto unlock;
+    }
+    if (close(fd) == -1) {
+        fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
+        unlink(fs->tmp_path);
+        goto unlock;
+    }
+
+    /* 3. The record names the new version before it is switched in. */
+    fileRecord nrec;
+    newToken(nrec.token);
+    identityFromStat(&nrec.id, &tsb);
+    if (fileWriteRecord(fs, &nrec) == -1) {
+        if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
+        unlink(fs->tmp_path);
+        goto unlock;
+    }
+
+    /* 4. The switch. */
+    if (rename(fs->tmp_path, fs->path) == -1) {
+        fileSetErr(fs, "cannot rename %s to %s: %s", fs->tmp_path, fs->path, strerror(errno));
+        if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
+        unlink(fs->tmp_path);
+        goto unlock;
+    }
+    fs->unconfirmed = 0;
+
+    /* 5. The switch made durable. */
+    if (fsync(fs->dirfd) == -1) {
+        fileSetErr(fs, "%s was replaced but fsync of %s failed: %s", fs->path, fs->dir_path, strerror(errno));
+        fs->unconfirmed = 1;
+        fs->unconfirmed_had_prev = fs->has_expect;
+        memcpy(fs->unconfirmed_prev, fs->expect, sizeof(fs->unconfirmed_prev));
+        memcpy(fs->unconfirmed_new, nrec.token, sizeof(fs->unconfirmed_new));
+        goto unlock;
+    }
+    memcpy(fs->version, nrec.token, sizeof(fs->version));
+    fs->status = STORE_OK;
+
+unlock:
+    fileUnlock(fs);
+}
+
+static void *fileWorkerMain(void *arg) {
+    fileStore *fs = arg;
+    pthread_mutex_lock(&fs->mu);
+    for (;;) {
+        while (fs->job == FILE_JOB_NONE || fs->job_done) pthread_cond_wait(&fs->cv, &fs->mu);
+        fileJobKind kind = fs->job;
+        if (kind == FILE_JOB_EXIT) break;
+        pthread_mutex_unlock(&fs->mu);
+
+        long long start = monoUs();
+        fs->err[0] = '\0';
+        if (kind == FILE_JOB_LOAD) fileDoLoad(fs);
+        else fileDoWrite(fs);
+        fs->op_us = monoUs() - start;
+
+        pthread_mutex_lock(&fs->mu);
+        fs->job_done = 1;
+        /* A full pipe already holds a wake-up: the loop drains it. */
+        ssize_t n;
+        do {
+            n = write(fs->notify[1], "x", 1);
+        } while (n == -1 && errno == EINTR);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    return NULL;
+}
+
+/* ========================================================================
+ * Completion on the main thread
+ * ===================================================================== */
+
+static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
+    (void)what;
+    fileStore *fs = arg;
+    char drain[64];
+    while (read(fd, drain, sizeof(drain)) > 0) {
+    }
+
+    pthread_mutex_lock(&fs->mu);
+    if (fs->job == FILE_JOB_NONE || !fs->job_done) {
+        pthread_mutex_unlock(&fs->mu);
+        return;
+    }
+    fileJobKind kind = fs->job;
+    fs->job = FILE_JOB_NONE;
+    fs->job_done = 0;
+    pthread_mutex_unlock(&fs->mu);
+
+    storeStatus status = fs->status;
+    const char *err = status == STORE_ERROR ? fs->err : NULL;
+    if (fs->err[0] && status != STORE_OK) {
+        sdsfree(fs->last_error);
+        fs->last_error = sdsnew(fs->err);
+    }
+    if (kind == FILE_JOB_LOAD) {
+        fs->loads++;
+        if (fs->minted) fs->tokens_minted++;
+        char *buf = fs->buf;
+        size_t len = fs->buflen;
+        fs->buf = NULL;
+        storeLoadCallback *cb = fs->load_cb;
+        fs->load_cb = NULL;
+        cb(fs->priv, status, buf, len, status == STORE_OK ? fs->version : NULL, err);
+        zfree(buf);
+    } else {
+        if (status == STORE_OK) {
+            fs->writes++;
+            fs->bytes_written += (long long)sdslen(fs->data);
+            fs->last_write_us = fs->op_us;
+        } else if (status == STORE_CONFLICT) {
+            fs->conflicts++;
+        } else {
+            fs->write_errors++;
+        }
+        sdsfree(fs->data);
+        fs->data = NULL;
+        storeWriteCallback *cb = fs->write_cb;
+        fs->write_cb = NULL;
+        cb(fs->priv, status, status == STORE_OK ? fs->version : NULL, err);
+    }
+}
+
+static void fileStartJob(fileStore *fs, fileJobKind kind) {
+    pthread_mutex_lock(&fs->mu);
+    serverAssert(fs->job == FILE_JOB_NONE);
+    fs->job = kind;
+    fs->job_done = 0;
+    pthread_cond_signal(&fs->cv);
+    pthread_mutex_unlock(&fs->mu);
+}
+
+/* ========================================================================
+ * The storeType interface
+ * ===================================================================== */
+
+static void fileFree(fileStore *fs) {
+    if (fs->thread_started) {
+        pthread_mutex_lock(&fs->mu);
+        /* Let a job in progress finish; its callback is not called. */
+        while (fs->job != FILE_JOB_NONE && !fs->job_done) {
+            pthread_mutex_unlock(&fs->mu);
+            usleep(1000);
+            pthread_mutex_lock(&fs->mu);
+        }
+        fs->job = FILE_JOB_EXIT;
+        fs->job_done = 0;
+        pthread_cond_signal(&fs->cv);
+        pthread_mutex_unlock(&fs->mu);
+        pthread_join(fs->thread, NULL);
+        pthread_mutex_destroy(&fs->mu);
+        pthread_cond_destroy(&fs->cv);
+    }
+    if (fs->notify_ev) event_free(fs->notify_ev);
+    if (fs->notify[0] != -1) close(fs->notify[0]);
+    if (fs->notify[1] != -1) close(fs->notify[1]);
+    if (fs->lockfd != -1) close(fs->lockfd);
+    if (fs->dirfd != -1) close(fs->dirfd);
+    sdsfree(fs->data);
+    zfree(fs->buf);
+    sdsfree(fs->path);
+    sdsfree(fs->tmp_path);
+    sdsfree(fs->lock_path);
+    sdsfree(fs->dir_path);
+    sdsfree(fs->last_error);
+    zfree(fs);
+}
+
+/* "file:///abs", "file://rel", "/abs" or "rel" -> absolute path, with the
+ * directory resolved (it must exist). */
+static sds fileResolvePath(const char *url, sds *err) {
+    const char *p = url;
+    if (!strncasecmp(p, "file://", 7)) p += 7;
+    size_t len = strlen(p);
+    if (len == 0 || p[len - 1] == '/') {
+        *err = sdscatprintf(sdsempty(), "store '%s' does not name a file", url);
+        return NULL;
+    }
+    const char *slash = strrchr(p, '/');
+    sds dir = slash ? sdsnewlen(p, slash == p ? 1 : (size_t)(slash - p)) : sdsnew(".");
+    const char *base = slash ? slash + 1 : p;
+    if (!strcmp(base, ".") || !strcmp(base, "..")) {
+        sdsfree(dir);
+        *err = sdscatprintf(sdsempty(), "store '%s' does not name a file", url);
+        return NULL;
+    }
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        *err = sdscatprintf(sdsempty(), "directory %s of the state document: %s", dir, strerror(errno));
+        sdsfree(dir);
+        return NULL;
+    }
+    sdsfree(dir);
+    sds path = sdsnew(real);
+    free(real);
+    if (sdslen(path) == 0 || path[sdslen(path) - 1] != '/') path = sdscat(path, "/");
+    return sdscat(path, base);
+}
+
+static int fileOpen(store *st, const char *url, struct event_base *base, sds *err) {
+    sds path = fileResolvePath(url, err);
+    if (!path) return -1;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *err = sdscatprintf(sdsempty(), "%s is not a regular file", path);
+        sdsfree(path);
+        return -1;
+    }
+
+    fileStore *fs = zcalloc(sizeof(*fs));
+    fs->st = st;
+    fs->path = path;
+    fs->tmp_path = sdscatprintf(sdsempty(), "%s.tmp", path);
+    fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
+    const char *slash = strrchr(path, '/');
+    fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
+    fs->dirfd = fs->lockfd = -1;
+    fs->notify[0] = fs->notify[1] = -1;
+    fs->last_error = sdsempty();
+
+    fs->dirfd = open(fs->dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fs->dirfd == -1) {
+        *err = sdscatprintf(sdsempty(), "cannot open directory %s: %s", fs->dir_path, strerror(errno));
+        goto fail;
+    }
+    /* Created now so that a read-only directory is reported at start-up,
+     * not at the first commit. */
+    fs->lockfd = open(fs->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fs->lockfd == -1) {
+        *err = sdscatprintf(sdsempty(), "cannot open lock file %s: %s", fs->lock_path, strerror(errno));
+        goto fail;
+    }
+    if (pipe2(fs->notify, O_CLOEXEC | O_NONBLOCK) == -1) {
+        *err = sdscatprintf(sdsempty(), "pipe: %s", strerror(errno));
+        goto fail;
+    }
+    fs->notify_ev = event_new(base, fs->notify[0], EV_READ | EV_PERSIST, fileJobFinished, fs);
+    if (!fs->notify_ev || event_add(fs->notify_ev, NULL) == -1) {
+        *err = sdsnew("cannot register the file store's completion event");
+        goto fail;
+    }
+    pthread_mutex_init(&fs->mu, NULL);
+    pthread_cond_init(&fs->cv, NULL);
+    if (pthread_create(&fs->thread, NULL, fileWorkerMain, fs) != 0) {
+        *err = sdsnew("cannot start the file store's worker thread");
+        pthread_mutex_destroy(&fs->mu);
+        pthread_cond_destroy(&fs->cv);
+        goto fail;
+    }
+    fs->thread_started = 1;
+    st->state = fs;
+    if (!st->location) st->location = sdsdup(fs->path);
+    return 0;
+
+fail:
+    fileFree(fs);
+    return -1;
+}
+
+static void fileLoad(store *st, storeLoadCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->load_cb = cb;
+    fs->priv = priv;
+    fileStartJob(fs, FILE_JOB_LOAD);
+}
+
+static void fileWrite(store *st, sds data, const char *expect_version, storeWriteCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->data = data;
+    fs->has_expect = expect_version != NULL;
+    fs->expect[0] = '\0';
+    if (expect_version) snprintf(fs->expect, sizeof(fs->expect), "%s", expect_version);
+    fs->write_cb = cb;
+    fs->priv = priv;
+    fileStartJob(fs, FILE_JOB_WRITE);
+}
+
+static sds fileInfo(store *st, sds s) {
+    fileStore *fs = st->state;
+    return sdscatprintf(s,
+                        "store_backend:file\r\n"
+                        "store_file_path:%s\r\n"
+                        "store_file_lock:%s\r\n"
+                        "store_file_writes:%lld\r\n"
+                        "store_file_write_errors:%lld\r\n"
+                        "store_file_conflicts:%lld\r\n"
+                        "store_file_loads:%lld\r\n"
+                        "store_file_versions_minted:%lld\r\n"
+                        "store_file_bytes_written:%lld\r\n"
+                        "store_file_last_write_ms:%.3f\r\n"
+                        "store_file_last_error:%s\r\n",
+                        fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
+                        fs->tokens_minted, fs->bytes_written, (double)fs->last_write_us / 1000.0, fs->last_error);
+}
+
+static void fileClose(store *st) {
+    fileStore *fs = st->state;
+    if (!fs) return;
+    fileFree(fs);
+    st->state = NULL;
+}
+
+const storeType fileStoreType = {
+    .name = "file",
+    .open = fileOpen,
+    .load = fileLoad,
+    .write = fileWrite,
+    .info = fileInfo,
+    .close = fileClose,
+};

@@ -1,0 +1,168 @@
+"""casqtest.py -- shared helpers for the durability tests.
+
+Starts and stops casq-server processes on a data directory, waits for them
+to answer, and reports checks in the format tests/durability/run.sh counts:
+
+    ok - <name>
+    FAIL - <name>: <why>
+    SKIPPED - <name>: <why>
+
+Tests use Debian's python (/usr/bin/python3) with redis-py, i.e. a real
+Redis client, binary-safe (decode_responses=False).
+"""
+
+import atexit
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import redis
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SERVER = os.environ.get("CASQ_SERVER", os.path.join(ROOT, "src", "casq-server"))
+
+_results = {"passed": 0, "failed": 0, "skipped": 0}
+_started = []  # every Casq, killed at exit whatever happens
+
+
+@atexit.register
+def _kill_leftovers():
+    for c in _started:
+        if c.proc and c.proc.poll() is None:
+            c.proc.kill()
+            c.proc.wait()
+
+
+def check(ok, name, why=""):
+    """Records one check; returns ok."""
+    if ok:
+        _results["passed"] += 1
+        print(f"ok - {name}", flush=True)
+    else:
+        _results["failed"] += 1
+        print(f"FAIL - {name}" + (f": {why}" if why else ""), flush=True)
+    return ok
+
+
+def skip(name, why):
+    _results["skipped"] += 1
+    print(f"SKIPPED - {name}: {why}", flush=True)
+
+
+def finish():
+    """Exits 1 if any check failed."""
+    sys.exit(1 if _results["failed"] else 0)
+
+
+class Casq:
+    """One casq-server process on a data directory."""
+
+    def __init__(self, port, datadir, *args, logname=None):
+        self.port = port
+        self.dir = datadir
+        self.args = list(args)
+        self.log = os.path.join(datadir, logname or f"casq-{port}.log")
+        self.proc = None
+        _started.append(self)
+
+    def start(self, wait=True):
+        os.makedirs(self.dir, exist_ok=True)
+        logf = open(self.log, "ab")
+        cmd = [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir] + self.args
+        self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        logf.close()
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"casq on port {self.port} exited with {self.proc.returncode}: {self.tail()}")
+            try:
+                r = redis.Redis(port=self.port, socket_timeout=2)
+                r.ping()
+                pid = r.info("server").get("process_id")
+                r.close()
+                if pid != self.proc.pid:
+                    raise RuntimeError(f"port {self.port} is served by another process (pid {pid})")
+                return
+            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                time.sleep(0.02)
+        raise RuntimeError(f"casq on port {self.port} did not answer: {self.tail()}")
+
+    def client(self, **kw):
+        kw.setdefault("socket_timeout", 10)
+        return redis.Redis(port=self.port, **kw)
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=30)
+
+    def stop(self):
+        """Graceful shutdown (SIGTERM); returns the exit code."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode if self.proc else None
+
+    def tail(self, n=20):
+        try:
+            with open(self.log, "rb") as f:
+                return b"\n".join(f.read().splitlines()[-n:]).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+def run_casq_expect_exit(port, datadir, *args, timeout=20):
+    """Runs casq expecting it to exit by itself; returns (exit code, output)."""
+    cmd = [SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", datadir] + list(args)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return None, (e.stdout or b"").decode("utf-8", "replace")
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------------
+# Reading the document the way a person would (json), binary-safe
+# ------------------------------------------------------------------------
+def doc_bytes(v):
+    """A byte string of the document: JSON string or {"base64": ...}."""
+    import base64
+
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    if isinstance(v, dict) and set(v) == {"base64"}:
+        return base64.b64decode(v["base64"], validate=True)
+    raise ValueError(f"not a byte string: {v!r}")
+
+
+def load_document(path):
+    with open(path, "rb") as f:
+        return json.loads(f.read())
+
+
+def document_streams(doc, db=0):
+    """{key bytes: stream object} of one database."""
+    out = {}
+    for d in doc["databases"]:
+        if d["id"] != db:
+            continue
+        for k in d["keys"]:
+            out[doc_bytes(k["key"])] = k["stream"]
+    return out
+
+
+def stream_entries(stream_obj):
+    """[(id str, [field bytes, value bytes, ...])] of a document stream."""
+    return [(e[0], [doc_bytes(x) for x in e[1:]]) for e in stream_obj["entries"]]

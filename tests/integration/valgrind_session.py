@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""valgrind_session.py -- a scripted session against casq running under
+valgrind (memcheck, --leak-check=full). The server is stopped with
+SHUTDOWN, so it exits through its normal path and valgrind checks for
+leaks: any memory error or leak makes valgrind exit 1 and the run fail.
+
+    /usr/bin/python3 tests/integration/valgrind_session.py    (make valgrind-test)
+
+The session reuses the redis-py and raw-protocol checks of the other
+integration tests (streams, consumer groups, blocking reads, MULTI/WATCH,
+protocol errors, partial requests) and adds clients that vanish while
+blocked, inside MULTI or WATCHing. Ends with `N passed, N failed`.
+"""
+import os
+import re
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import casqtest  # noqa: E402
+import bad_input  # noqa: E402
+import python_client  # noqa: E402
+
+import redis  # noqa: E402
+
+VALGRIND = ["valgrind", "--error-exitcode=1", "--leak-check=full",
+            "--show-leak-kinds=definite,indirect,possible",
+            "--errors-for-leak-kinds=definite,indirect,possible", "--track-fds=no", "--num-callers=30"]
+
+
+def vanishing_clients(port, t):
+    r = redis.Redis(port=port)
+    r.delete("vq")
+    r.xgroup_create("vq", "g", id="$", mkstream=True)
+    # Blocked in XREADGROUP and XREAD, then gone.
+    for cmd in (b"XREADGROUP GROUP g c1 BLOCK 0 STREAMS vq >\r\n", b"XREAD BLOCK 0 STREAMS vq $\r\n"):
+        s = casqtest.raw_connect(port)
+        s.sendall(cmd)
+        for _ in range(1000):
+            if r.info("clients")["blocked_clients"] >= 1:
+                break
+        s.close()
+    # Inside MULTI with queued commands, and WATCHing, then gone.
+    s = casqtest.raw_connect(port)
+    s.sendall(b"WATCH vq\r\nMULTI\r\nXADD vq * a b\r\nXLEN vq\r\n")
+    casqtest.read_exact_replies(s, 4)
+    s.close()
+    # Half a request, then gone.
+    s = casqtest.raw_connect(port)
+    s.sendall(b"*3\r\n$4\r\nXADD\r\n$2\r\nvq\r\n$100\r\nabc")
+    s.close()
+    # CLIENT KILL of a blocked client.
+    s = casqtest.raw_connect(port)
+    s.sendall(b"CLIENT ID\r\n")
+    victim = int(casqtest.read_exact_replies(s, 1)[0][1:])
+    s.sendall(b"XREAD BLOCK 0 STREAMS vq $\r\n")
+    for _ in range(1000):
+        if r.info("clients")["blocked_clients"] >= 1:
+            break
+    t.eq("CLIENT KILL ID of a blocked client", 1, r.execute_command("CLIENT", "KILL", "ID", victim))
+    s.close()
+    r.xadd("vq", {"after": "1"})
+    t.eq("stream intact after the vanishing clients", 1, r.xlen("vq"))
+    t.eq("nobody blocked", 0, r.info("clients")["blocked_clients"])
+    r.close()
+
+
+def expire_and_config(port, t):
+    r = redis.Redis(port=port)
+    r.xadd("tmp", {"a": "b"})
+    r.pexpire("tmp", 1)
+    r.xadd("tmp2", {"a": "b"})
+    r.expire("tmp2", 1000)
+    r.config_set("hz", "50")
+    t.check("INFO all", "redis_version" in r.info("all"))
+    s = casqtest.raw_connect(port, timeout=300)
+    s.sendall(b"COMMAND DOCS\r\nCOMMAND\r\nCOMMAND GETKEYS XREAD STREAMS a b 0 0\r\n")
+    docs, cmds, keys = casqtest.read_exact_replies(s, 3)
+    s.close()
+    t.check("COMMAND DOCS / COMMAND / GETKEYS", docs.startswith(b"*") and cmds.startswith(b"*") and
+            keys == b"*2\r\n$1\r\na\r\n$1\r\nb\r\n", keys)
+    t.check("CLIENT LIST", b"cmd=client|list" in r.execute_command("CLIENT", "LIST"))
+    r.swapdb(0, 1)
+    r.swapdb(0, 1)
+    r.close()
+
+
+def main():
+    t = casqtest.Results("valgrind")
+    srv = casqtest.Server(wrapper=VALGRIND).start()
+    try:
+        port = srv.port
+        print("# casq under valgrind on port %d" % port)
+        pool = redis.ConnectionPool(host="127.0.0.1", port=port, socket_timeout=300)
+        r = redis.Redis(connection_pool=pool)
+        steps = [("basics", python_client.session_basics, (r, t)),
+                 ("errors", python_client.session_errors, (r, t)),
+                 ("dead worker", python_client.session_dead_worker, (pool, t)),
+                 ("pipelines", python_client.session_pipelines, (pool, t)),
+                 ("resp3", python_client.session_resp3, (port, t)),
+                 ("protocol errors", bad_input.protocol_errors, (port, t)),
+                 ("empty and partial", bad_input.empty_and_partial, (port, t)),
+                 ("vanishing clients", vanishing_clients, (port, t)),
+                 ("expire and config", expire_and_config, (port, t))]
+        for name, fn, args in steps:
+            t.run(name, fn, *args)
+        pool.disconnect()
+        t.check("server still alive", srv.alive())
+    finally:
+        ok = srv.stop(t, how="shutdown")
+    summary = [line for line in srv.last_log.splitlines()
+               if re.search(r"ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|in use at exit", line)]
+    print("\n".join(summary) if summary else "(no valgrind summary in the log)")
+    t.check("valgrind printed its summary", bool(summary))
+    if not ok:
+        print(casqtest.tail(srv.last_log, 80))
+    return t.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
