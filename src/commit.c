@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "persist.h"
@@ -52,6 +53,10 @@
 #define COMMIT_START_ATTEMPTS 5      /* take-over attempts at start-up */
 #define COMMIT_FOLLOWER_RELOAD_MS 1000 /* min interval of follower reloads */
 #define COMMIT_ERROR_LOG_MS 10000    /* repeat "still failing" logs this often */
+#define COMMIT_GATHER_MIN_CLIENTS 4  /* gather only after releasing this many */
+#define COMMIT_GATHER_MAX_US 2000    /* longest gathering window */
+#define COMMIT_GATHER_MISSES 3       /* windows that expire in a row ... */
+#define COMMIT_GATHER_PAUSE 64       /* ... pause gathering for this many commits */
 
 #define COMMIT_ERR_CONFLICT                                                                                       \
     "-TRYAGAIN commit conflict: another casq broker took over the state document; the change was not "          \
@@ -113,6 +118,15 @@ typedef struct commitState {
     long long last_reload_ms; /* when the last reload started */
     int load_done;            /* commitInit: the load callback ran */
     sds load_error;           /* commitInit: why the load failed */
+    /* --- gathering (see commitShouldWait) --- */
+    long long gather_until_us;   /* wait for returning clients until then; 0 = no */
+    unsigned long gather_target; /* clients that waited when the last commit landed */
+    int gather_fd;               /* timerfd ending the window (µs precision) */
+    struct event *gather_ev;     /* its event */
+    int gather_misses;           /* windows in a row that expired unfilled */
+    int gather_paused;           /* commits left without gathering */
+    int gather_waited;           /* the pending commit has waited */
+    long long gathered_commits;  /* commits that waited (INFO) */
     /* --- commit-timeout --- */
     changeAge *ages;          /* samples, oldest first */
     size_t nages, ages_alloc; /* used / allocated */
@@ -396,6 +410,78 @@ static void recordLatency(commitState *cs, long long us) {
     cs->last_commit_us = us;
 }
 
+/* ------------------------------------------------------------------------
+ * Gathering the next batch
+ *
+ * Clients in a closed loop (send, wait for the acknowledgement, send again)
+ * all wait for the same commit. When it lands they get their replies
+ * together and their next requests come back over the next hundred
+ * microseconds or so. Committing at the first of them would make a batch
+ * of one, with the other N-1 waiting for the one after: batches alternate
+ * between 1 and N-1 and throughput halves. So when a commit lands while N
+ * clients wait (those it releases, and those that arrived while it was in
+ * flight), the next commit waits until N clients wait again -- or until a
+ * short window passes (the last commit's latency, at most 2 ms), so a
+ * client that does not come back costs little. If windows keep expiring
+ * unfilled, the workload is not like that, and gathering pauses.
+ * --------------------------------------------------------------------- */
+
+static void gatherTimerFired(evutil_socket_t fd, short what, void *arg) {
+    (void)what;
+    (void)arg;
+    uint64_t expirations;
+    if (read(fd, &expirations, sizeof(expirations)) == -1) {
+        /* nothing to do: the loop woke up, which is all we wanted */
+    }
+}
+
+static void gatherArm(commitState *cs, long long us) {
+    if (cs->gather_fd == -1) return;
+    struct itimerspec its = {{0, 0}, {(time_t)(us / 1000000), (long)(us % 1000000) * 1000}};
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1000;
+    timerfd_settime(cs->gather_fd, 0, &its, NULL);
+}
+
+/* released: clients whose replies the commit released; waiting: clients
+ * that waited for a commit when it landed (the released ones, and those
+ * that arrived while it was in flight and still wait). */
+static void gatherAfterCommit(commitState *cs, unsigned long released, unsigned long waiting) {
+    cs->gather_until_us = 0;
+    cs->gather_waited = 0;
+    if (cs->gather_fd == -1 || released < COMMIT_GATHER_MIN_CLIENTS) return;
+    if (getenv("NOGATHER")) return;
+    if (getenv("GATHERPCT")) { long long w = cs->last_commit_us * atoi(getenv("GATHERPCT")) / 100; cs->gather_target = waiting; cs->gather_until_us = ustime() + w; return; }
+    if (cs->gather_paused > 0) {
+        cs->gather_paused--;
+        return;
+    }
+    long long window = cs->last_commit_us;
+    if (window > COMMIT_GATHER_MAX_US) window = COMMIT_GATHER_MAX_US;
+    if (window < 1) return;
+    cs->gather_target = waiting;
+    cs->gather_until_us = ustime() + window;
+}
+
+/* Whether the next commit should wait for more clients (see above). */
+static int commitShouldWait(commitState *cs) {
+    if (!cs->gather_until_us) return 0;
+    long long now = ustime();
+    if (listLength(server.clients_waiting_commit) >= cs->gather_target) {
+        cs->gather_misses = 0;
+    } else if (now < cs->gather_until_us) {
+        if (!cs->gather_waited) cs->gathered_commits++;
+        cs->gather_waited = 1;
+        gatherArm(cs, cs->gather_until_us - now);
+        return 1;
+    } else if (++cs->gather_misses >= COMMIT_GATHER_MISSES) {
+        cs->gather_misses = 0;
+        cs->gather_paused = COMMIT_GATHER_PAUSE;
+    }
+    cs->gather_until_us = 0;
+    cs->gather_waited = 0;
+    return 0;
+}
+
 static void commitSucceeded(commitState *cs, const char *new_version) {
     uint64_t batch = cs->flight_seq - cs->flight_base;
     cs->commits++;
@@ -429,7 +515,14 @@ static void commitSucceeded(commitState *cs, const char *new_version) {
     cs->backoff_ms = 0;
     if (cs->flight_seq > server.durable_seq) server.durable_seq = cs->flight_seq;
     pruneChangeAges(cs);
+    unsigned long waiting = listLength(server.clients_waiting_commit);
     releaseHeldReplies();
+    unsigned long released = waiting - listLength(server.clients_waiting_commit);
+    /* Send the acknowledgements now, not after the next commit has been
+     * encoded: the sooner clients have them, the sooner their next
+     * requests arrive (and join the next batch). */
+    handleClientsWithPendingWrites();
+    gatherAfterCommit(cs, released, waiting);
 }
 
 static void commitConflicted(commitState *cs, const char *err) {
@@ -550,6 +643,7 @@ void commitBeforeSleep(void) {
         return;
     }
     if (cs->reload_scheduled) return;
+    if (!cs->takeover_pending && commitShouldWait(cs)) return;
     commitStart(cs);
 }
 
@@ -570,7 +664,12 @@ static int commitInitLoad(commitState *cs, sds *err) {
     cs->load_error = NULL;
     cs->reloading = 1;
     cs->reload_start_us = ustime();
-    server.store->type->load(server.store, commitLoadDone, cs);
+    /* The take-over write must follow this load without another writer
+     * in between: reserve it if the store can. */
+    if (server.store->type->load_reserve)
+        server.store->type->load_reserve(server.store, server.cfg.commit_timeout_ms, commitLoadDone, cs);
+    else
+        server.store->type->load(server.store, commitLoadDone, cs);
     runLoopUntil(&cs->load_done);
     if (cs->load_error) {
         *err = sdscatprintf(sdsempty(), "Can't load the state document %s: %s", server.store->location,
@@ -600,6 +699,13 @@ static commitState *commitStateCreate(void) {
     cs->delay_ev = evtimer_new(server.el, delayTimerFired, cs);
     cs->retry_ev = evtimer_new(server.el, retryTimerFired, cs);
     cs->reload_ev = evtimer_new(server.el, reloadTimerFired, cs);
+    /* libevent's own timers have millisecond resolution with epoll: too
+     * coarse for a window of a few hundred microseconds. */
+    cs->gather_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (cs->gather_fd != -1) {
+        cs->gather_ev = event_new(server.el, cs->gather_fd, EV_READ | EV_PERSIST, gatherTimerFired, cs);
+        event_add(cs->gather_ev, NULL);
+    }
     return cs;
 }
 
@@ -607,6 +713,8 @@ static void commitStateFree(commitState *cs) {
     event_free(cs->delay_ev);
     event_free(cs->retry_ev);
     event_free(cs->reload_ev);
+    if (cs->gather_ev) event_free(cs->gather_ev);
+    if (cs->gather_fd != -1) close(cs->gather_fd);
     persistCacheFree(cs->cache);
     persistHeaderClear(&cs->doc);
     persistHeaderClear(&cs->flight_hdr);
@@ -777,6 +885,7 @@ sds commitInfoString(sds s) {
                      "commit_in_flight:%d\r\n"
                      "commit_avg_batch:%.2f\r\n"
                      "commit_max_batch:%llu\r\n"
+                     "commit_gathered:%lld\r\n"
                      "commit_latency_p50_ms:%.3f\r\n"
                      "commit_latency_p99_ms:%.3f\r\n"
                      "commit_latency_max_ms:%.3f\r\n"
@@ -801,7 +910,7 @@ sds commitInfoString(sds s) {
                      "node_id:%s\r\n",
                      cs->doc_bytes, (unsigned long long)cs->doc.commit_seq, persistCacheKeys(cs->cache),
                      persistCacheBytes(cs->cache), cs->commits, cs->in_flight, avg_batch,
-                     (unsigned long long)cs->max_batch, latencyPercentileMs(cs, 50), latencyPercentileMs(cs, 99),
+                     (unsigned long long)cs->max_batch, cs->gathered_commits, latencyPercentileMs(cs, 50), latencyPercentileMs(cs, 99),
                      (double)cs->max_latency_us / 1000.0, (double)cs->last_commit_us / 1000.0, cs->conflicts,
                      cs->errors, cs->consecutive_errors, outcomeName(cs->last_outcome), cs->last_error,
                      server.cfg.commit_timeout_ms, cs->timed_out_replies, cs->discarded_changes,

@@ -59,6 +59,12 @@ typedef struct storeType {
      * its callback: for a write that is the same as a crash at that point,
      * which the CAS protocol already tolerates. */
     void (*close)(struct store *st);
+    /* Optional, NULL if the backend cannot offer it: a load that also
+     * reserves the next write -- no other writer gets in between this load
+     * and this store's next write (or until hold_ms passes). A node taking
+     * over a busy document needs it: otherwise the broker's next commit
+     * lands between its load and its CAS, every time. */
+    void (*load_reserve)(struct store *st, long long hold_ms, storeLoadCallback *cb, void *priv);
 } storeType;
 
 typedef struct store {

@@ -75,6 +75,13 @@
  * retry -- which still names the previous version -- is accepted as a CAS
  * from that version instead of a conflict with itself.
  *
+ * Taking over a busy document: a broker under load commits every few
+ * hundred microseconds, so a new node that loads, parses and then writes
+ * would find a newer version every time. load_reserve() keeps the lock
+ * from the load to this store's next write (bounded by a deadline, after
+ * which the worker lets it go): the take-over write cannot be overtaken,
+ * and the old broker's pending commit waits, then fails its CAS.
+ *
  * Limits: local file systems only (flock over NFS is not reliable); an
  * external tool that rewrites the document in place keeping inode, size and
  * mtime (to the nanosecond) would go unnoticed. */
@@ -150,6 +157,8 @@ typedef struct fileStore {
     storeLoadCallback *load_cb;    /* load: callback */
     storeWriteCallback *write_cb;  /* write: callback */
     void *priv;                    /* callback argument */
+    long long reserve_ms;          /* load: keep the lock this long for our
+                                    * next write (0 = release at once) */
     /* --- job output (set by the worker) --- */
     storeStatus status;              /* outcome */
     char version[FILE_TOKEN_HEX + 1]; /* token of the document read/written */
@@ -159,6 +168,8 @@ typedef struct fileStore {
     long long op_us;                 /* how long the job took */
     int minted;                      /* load: a fresh token was minted */
     /* --- worker private --- */
+    int held;                                    /* the lock is kept after a reserving load */
+    struct timespec held_until;                  /* ... until then (CLOCK_MONOTONIC) */
     int unconfirmed;                             /* last write renamed but its fsync failed */
     int unconfirmed_had_prev;                    /* ... it replaced an existing version */
     char unconfirmed_prev[FILE_TOKEN_HEX + 1];   /* ... that version */
@@ -247,6 +258,7 @@ static int writeAll(int fd, const char *p, size_t len) {
 
 /* Takes the exclusive lock, making sure it is the lock file at the path. */
 static int fileLock(fileStore *fs) {
+    if (fs->held) return 0; /* kept since a reserving load */
     for (int attempt = 0; attempt < 16; attempt++) {
         if (fs->lockfd == -1) {
             fs->lockfd = open(fs->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -276,6 +288,20 @@ static int fileLock(fileStore *fs) {
 
 static void fileUnlock(fileStore *fs) {
     if (fs->lockfd != -1) flock(fs->lockfd, LOCK_UN);
+    fs->held = 0;
+}
+
+/* Keeps the lock after a reserving load, for the next job of this store
+ * (the worker lets it go if none comes in time). */
+static void fileHold(fileStore *fs) {
+    clock_gettime(CLOCK_MONOTONIC, &fs->held_until);
+    fs->held_until.tv_sec += (time_t)(fs->reserve_ms / 1000);
+    fs->held_until.tv_nsec += (long)(fs->reserve_ms % 1000) * 1000000L;
+    if (fs->held_until.tv_nsec >= 1000000000L) {
+        fs->held_until.tv_sec++;
+        fs->held_until.tv_nsec -= 1000000000L;
+    }
+    fs->held = 1;
 }
 
 /* Formats rec into buf; every field has a fixed width so the record is
@@ -382,7 +408,8 @@ static void fileDoLoad(fileStore *fs) {
             fs->status = STORE_ERROR;
             fileSetErr(fs, "cannot open %s: %s", fs->path, strerror(errno));
         }
-        fileUnlock(fs);
+        if (fs->status == STORE_NOT_FOUND && fs->reserve_ms > 0) fileHold(fs);
+        else fileUnlock(fs);
         return;
     }
     /* Writers that follow the protocol are locked out; anyone else who
@@ -438,7 +465,8 @@ done:
         fs->buf = NULL;
     }
     close(fd);
-    fileUnlock(fs);
+    if (fs->status == STORE_OK && fs->reserve_ms > 0) fileHold(fs);
+    else fileUnlock(fs);
 }
 
 /* Whether the document's current version is the one the writer expects. */
@@ -557,7 +585,14 @@ static void *fileWorkerMain(void *arg) {
     fileStore *fs = arg;
     pthread_mutex_lock(&fs->mu);
     for (;;) {
-        while (fs->job == FILE_JOB_NONE || fs->job_done) pthread_cond_wait(&fs->cv, &fs->mu);
+        while (fs->job == FILE_JOB_NONE || fs->job_done) {
+            if (!fs->held) {
+                pthread_cond_wait(&fs->cv, &fs->mu);
+            } else if (pthread_cond_timedwait(&fs->cv, &fs->mu, &fs->held_until) == ETIMEDOUT) {
+                /* The reserved write did not come: let others in. */
+                fileUnlock(fs);
+            }
+        }
         fileJobKind kind = fs->job;
         if (kind == FILE_JOB_EXIT) break;
         pthread_mutex_unlock(&fs->mu);
@@ -602,7 +637,8 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
     pthread_mutex_unlock(&fs->mu);
 
     storeStatus status = fs->status;
-    const char *err = status == STORE_ERROR ? fs->err : NULL;
+    /* A conflict carries its explanation too (for logs). */
+    const char *err = status != STORE_OK && fs->err[0] ? fs->err : NULL;
     if (fs->err[0] && status != STORE_OK) {
         sdsfree(fs->last_error);
         fs->last_error = sdsnew(fs->err);
@@ -754,7 +790,11 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
         goto fail;
     }
     pthread_mutex_init(&fs->mu, NULL);
-    pthread_cond_init(&fs->cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&fs->cv, &ca);
+    pthread_condattr_destroy(&ca);
     if (pthread_create(&fs->thread, NULL, fileWorkerMain, fs) != 0) {
         *err = sdsnew("cannot start the file store's worker thread");
         pthread_mutex_destroy(&fs->mu);
@@ -775,6 +815,18 @@ static void fileLoad(store *st, storeLoadCallback *cb, void *priv) {
     fileStore *fs = st->state;
     fs->load_cb = cb;
     fs->priv = priv;
+    fs->reserve_ms = 0;
+    fileStartJob(fs, FILE_JOB_LOAD);
+}
+
+/* The lock stays taken from this load to our next write: a process taking
+ * over a busy document would otherwise always find that the broker wrote
+ * in between. */
+static void fileLoadReserve(store *st, long long hold_ms, storeLoadCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->load_cb = cb;
+    fs->priv = priv;
+    fs->reserve_ms = hold_ms > 0 ? hold_ms : 1;
     fileStartJob(fs, FILE_JOB_LOAD);
 }
 
@@ -821,4 +873,5 @@ const storeType fileStoreType = {
     .write = fileWrite,
     .info = fileInfo,
     .close = fileClose,
+    .load_reserve = fileLoadReserve,
 };

@@ -63,6 +63,12 @@ suite_cmd() {
     esac
 }
 
+# A private temporary directory for this run (servers' dirs and logs): a
+# cleanup of /tmp/casq-* by someone else on a shared machine cannot pull a
+# running test's directory away. Removed at the end if everything passed.
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/casq-run.XXXXXX")
+export TMPDIR=$RUN_TMP
+
 suites=${*:-unit tcl tcl-redis integration durability s3 diff fuzz}
 total_passed=0
 total_failed=0
@@ -116,5 +122,10 @@ echo
 echo "================ casq test summary ($(($(date +%s) - t0)) s, logs in $LOG_DIR)"
 printf '%-12s %-10s %7s %7s %6s\n' suite result passed failed secs
 printf '%s' "$table"
+if [ "$total_failed" = 0 ]; then
+    rm -rf "$RUN_TMP"
+else
+    echo "(temporary files of this run kept in $RUN_TMP)"
+fi
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" = 0 ]

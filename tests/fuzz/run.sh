@@ -18,8 +18,13 @@ if [ ! -x "$BIN" ]; then
 fi
 WORK=$ROOT/build/fuzz
 mkdir -p "$WORK/corpus"
-# Commits of the in-process server go to tmpfs when there is one.
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
+# The in-process server's document goes to tmpfs when there is one (cheap
+# commits), in a directory removed when the run ends.
+base=/tmp
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then base=/dev/shm; fi
+FUZZ_TMP=$(mktemp -d "$base/casq-fuzz.XXXXXX")
+trap 'rm -rf "$FUZZ_TMP"' EXIT
+export TMPDIR=$FUZZ_TMP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 echo "# fuzzing the RESP parser for $SECS s"

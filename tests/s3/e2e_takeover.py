@@ -99,15 +99,26 @@ def takeover(res):
         res.check("pushers and workers stop", E.stop_pushers(pa + pb + wa + wb))
 
         # A: the conflict was seen, and the clients waiting on it got errors.
-        info_a = a.info()
+        for _ in range(100):  # a follower reloads now and then: wait for a settled role
+            info_a = a.info()
+            if info_a.get("broker_role") != "loading":
+                break
+            time.sleep(0.1)
         conflicts = E.info_int(info_a, "store_s3_conflicts")
         res.check("A saw the CAS conflict (store_s3_conflicts=%s)" % conflicts, (conflicts or 0) >= 1,
                   E.tail(a.log()))
+        res.check("A counted the conflict (commit_conflicts=%s)" % info_a.get("commit_conflicts"),
+                  (E.info_int(info_a, "commit_conflicts") or 0) >= 1)
+        res.check("A dropped its state and reloaded (reloads=%s)" % info_a.get("reloads"),
+                  (E.info_int(info_a, "reloads") or 0) >= 1)
+        res.check("A is no longer the broker (broker_role=%s, epoch %s)"
+                  % (info_a.get("broker_role"), info_a.get("broker_epoch")),
+                  info_a.get("broker_role") == "follower" and E.info_int(info_a, "broker_epoch") == epoch_a + 1)
         errs_a = sum(p.errors for p in pa)
         samples = [s for p in pa for s in p.error_samples][:3]
         res.check("A's waiting clients got errors (%d), e.g. %s" % (errs_a, samples[:1]), errs_a >= 1)
         late_a = sum(1 for p in pa for t in p.acked_at if t > t_takeover)
-        print("# A: %d XADDs acknowledged before B started, %d after (all must be in B's document)"
+        print("# A: %d XADDs acknowledged before B's start-up began, %d after (its PUTs already past the proxy; all must be in the document)"
               % (sum(len(p.acked) for p in pa) - late_a, late_a))
 
         # The applied commits: the deposed broker never committed after B did.

@@ -1,0 +1,294 @@
+/* store_file_test.c -- the file store (src/store_file.c) in isolation.
+ *
+ * Two stores on one document in one process stand for two casq processes
+ * (flock() locks belong to open files, so they exclude each other exactly
+ * as two processes would). Checks outcomes only, never timings:
+ *
+ *   - create-only CAS, CAS from a stale version, CAS between two stores;
+ *   - no ABA: a document put back by hand with identical bytes, a document
+ *     rewritten in place, a deleted document are all conflicts, and a
+ *     version token is never handed out twice;
+ *   - a reserving load keeps other writers out until our write;
+ *   - a reservation that is not used expires;
+ *   - a stale .tmp is cleaned up, a deleted lock file is re-created;
+ *   - callbacks never run inside load()/write().
+ *
+ * Build and run (tests/durability/run.sh does it):
+ *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -Isrc -o /tmp/store_file_test \
+ *      tests/durability/store_file_test.c src/store_file.c src/store.c src/sds.c src/zmalloc.c \
+ *      $(pkg-config --cflags --libs libevent) -lpthread
+ * Prints one line per check; exits 1 if anything failed. */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "store.h"
+
+/* ------------------------------------------------------------------------
+ * The bits of the server the store uses
+ * --------------------------------------------------------------------- */
+redisServer server;
+const storeType s3StoreType = {.name = "s3"}; /* not linked in this test */
+
+void serverLog(int level, const char *fmt, ...) {
+    if (level < LL_WARNING) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "    [log] ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+void serverAssertFail(const char *estr, const char *file, int line) {
+    fprintf(stderr, "ASSERTION FAILED %s:%d: %s\n", file, line, estr);
+    abort();
+}
+
+void serverPanic(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    abort();
+}
+
+/* ------------------------------------------------------------------------
+ * Bookkeeping
+ * --------------------------------------------------------------------- */
+static int passed, failed;
+
+static void check(int ok, const char *name) {
+    if (ok) passed++;
+    else failed++;
+    printf("%s - store_file: %s\n", ok ? "ok" : "FAIL", name);
+    fflush(stdout);
+}
+
+static struct event_base *base;
+static int in_call; /* set while inside load()/write() */
+
+/* One operation's outcome. */
+typedef struct result {
+    int done;
+    int reentrant; /* the callback ran inside the call that started it */
+    storeStatus status;
+    char version[128];
+    sds data;
+    char err[512];
+} result;
+
+
+static void loadCb(void *priv, storeStatus status, const char *data, size_t len, const char *version,
+                   const char *err) {
+    result *r = priv;
+    r->done = 1;
+    r->reentrant = in_call;
+    r->status = status;
+    snprintf(r->version, sizeof(r->version), "%s", version ? version : "");
+    r->data = data ? sdsnewlen(data, len) : NULL;
+    snprintf(r->err, sizeof(r->err), "%s", err ? err : "");
+}
+
+static void writeCb(void *priv, storeStatus status, const char *new_version, const char *err) {
+    result *r = priv;
+    r->done = 1;
+    r->reentrant = in_call;
+    r->status = status;
+    snprintf(r->version, sizeof(r->version), "%s", new_version ? new_version : "");
+    snprintf(r->err, sizeof(r->err), "%s", err ? err : "");
+}
+
+static void waitFor(result *r) {
+    while (!r->done) event_base_loop(base, EVLOOP_ONCE);
+}
+
+static result doLoad(store *st) {
+    result r = {0};
+    in_call = 1;
+    st->type->load(st, loadCb, &r);
+    in_call = 0;
+    waitFor(&r);
+    return r;
+}
+
+static void startWrite(store *st, const char *data, const char *expect, result *r) {
+    memset(r, 0, sizeof(*r));
+    in_call = 1;
+    st->type->write(st, sdsnew(data), expect, writeCb, r);
+    in_call = 0;
+}
+
+static result doWrite(store *st, const char *data, const char *expect) {
+    result r;
+    startWrite(st, data, expect, &r);
+    waitFor(&r);
+    return r;
+}
+
+static sds readFile(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    sds s = sdsempty();
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) s = sdscatlen(s, buf, n);
+    fclose(f);
+    return s;
+}
+
+static void writeFile(const char *path, const char *data) {
+    FILE *f = fopen(path, "wb");
+    fputs(data, f);
+    fclose(f);
+}
+
+static int fileEquals(const char *path, const char *data) {
+    sds s = readFile(path);
+    int eq = s && !strcmp(s, data);
+    sdsfree(s);
+    return eq;
+}
+
+int main(void) {
+    char dir[] = "/tmp/casq-storefile-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    char path[512], tmp[600], lockp[600], url[600];
+    snprintf(path, sizeof(path), "%s/queue.json", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    snprintf(lockp, sizeof(lockp), "%s.lock", path);
+    snprintf(url, sizeof(url), "file://%s", path);
+    base = event_base_new();
+
+    sds err = NULL;
+    store *a = storeOpen(url, base, &err);
+    store *b = storeOpen(path, base, &err); /* plain path form */
+    check(a && b, "open by file:// URL and by plain path");
+    if (!a || !b) return 1;
+    check(!strcmp(a->location, path), "location is the absolute path");
+    store *bad = storeOpen("s4://bucket/key", base, &err);
+    check(!bad && err && strstr(err, "unsupported store URL"), "an unknown scheme is refused, not taken as a file");
+    sdsfree(err);
+    err = NULL;
+    bad = storeOpen("/nonexistent-dir-casq/queue.json", base, &err);
+    check(!bad && err && strstr(err, "nonexistent-dir-casq"), "a missing directory is reported at open");
+    sdsfree(err);
+
+    /* Create. */
+    result r = doLoad(a);
+    check(r.status == STORE_NOT_FOUND && !r.reentrant, "load of a missing document: NOT_FOUND, asynchronously");
+    result w1 = doWrite(a, "{\"v\":1}", NULL);
+    check(w1.status == STORE_OK && w1.version[0] && !w1.reentrant, "create-only write");
+    check(fileEquals(path, "{\"v\":1}"), "the document holds exactly the bytes written");
+    result w = doWrite(b, "{\"v\":\"b\"}", NULL);
+    check(w.status == STORE_CONFLICT && fileEquals(path, "{\"v\":1}"), "a second create is a conflict");
+
+    /* CAS. */
+    result w2 = doWrite(a, "{\"v\":2}", w1.version);
+    check(w2.status == STORE_OK && strcmp(w2.version, w1.version), "CAS from the current version, new token");
+    w = doWrite(a, "{\"v\":\"stale\"}", w1.version);
+    check(w.status == STORE_CONFLICT && fileEquals(path, "{\"v\":2}"), "CAS from a stale version is a conflict");
+    r = doLoad(b);
+    check(r.status == STORE_OK && !strcmp(r.version, w2.version) && !strcmp(r.data, "{\"v\":2}"),
+          "another store loads the same bytes and version");
+    sdsfree(r.data);
+    result w3 = doWrite(b, "{\"v\":3}", w2.version);
+    check(w3.status == STORE_OK, "the other store writes");
+    w = doWrite(a, "{\"v\":\"a\"}", w2.version);
+    check(w.status == STORE_CONFLICT && fileEquals(path, "{\"v\":3}"), "the first store now conflicts");
+
+    /* No ABA: put the same bytes back by hand (a new file renamed over). */
+    char copy[700];
+    snprintf(copy, sizeof(copy), "%s/copy", dir);
+    writeFile(copy, "{\"v\":3}");
+    rename(copy, path);
+    w = doWrite(b, "{\"v\":4}", w3.version);
+    check(w.status == STORE_CONFLICT && fileEquals(path, "{\"v\":3}"),
+          "a document replaced by hand, even with identical bytes, is a conflict");
+    r = doLoad(b);
+    check(r.status == STORE_OK && strcmp(r.version, w3.version), "loading it mints a new version");
+    sdsfree(r.data);
+    result w4 = doWrite(b, "{\"v\":4}", r.version);
+    check(w4.status == STORE_OK, "CAS from the minted version");
+
+    /* Rewritten in place (same inode, different size). */
+    writeFile(path, "{\"v\":44444}");
+    w = doWrite(b, "{\"v\":5}", w4.version);
+    check(w.status == STORE_CONFLICT && fileEquals(path, "{\"v\":44444}"), "a document edited in place is a conflict");
+    r = doLoad(b);
+    sdsfree(r.data);
+
+    /* Deleted. */
+    unlink(path);
+    w = doWrite(b, "{\"v\":6}", r.version);
+    check(w.status == STORE_CONFLICT && access(path, F_OK) != 0, "a deleted document is a conflict, not re-created");
+    r = doLoad(b);
+    check(r.status == STORE_NOT_FOUND, "and loads as NOT_FOUND");
+    result w6 = doWrite(b, "{\"v\":6}", NULL);
+    check(w6.status == STORE_OK, "create again");
+
+    /* Stale .tmp, deleted lock file. */
+    writeFile(tmp, "junk");
+    r = doLoad(a);
+    check(r.status == STORE_OK && access(tmp, F_OK) != 0, "a load removes a stale .tmp");
+    sdsfree(r.data);
+    unlink(lockp);
+    result w7 = doWrite(a, "{\"v\":7}", r.version);
+    check(w7.status == STORE_CONFLICT, "without its record the version is unknown: conflict, never a blind write");
+    r = doLoad(a);
+    check(r.status == STORE_OK && access(lockp, F_OK) == 0, "the lock file and record are re-created by a load");
+    sdsfree(r.data);
+    w7 = doWrite(a, "{\"v\":7}", r.version);
+    check(w7.status == STORE_OK, "CAS works again");
+
+    /* A reserving load keeps the other writer out until our write. */
+    result ra = {0};
+    a->type->load_reserve(a, 60000, loadCb, &ra);
+    waitFor(&ra);
+    sdsfree(ra.data);
+    result wb;
+    startWrite(b, "{\"v\":\"b-late\"}", w7.version, &wb); /* b still has the right version now */
+    result wa = doWrite(a, "{\"v\":8}", ra.version);
+    waitFor(&wb);
+    /* The other writer's conflict names the version it found: ours. (The
+     * order in which the loop delivers the two callbacks says nothing.) */
+    char ours[9];
+    snprintf(ours, sizeof(ours), "%.8s", wa.version);
+    check(wa.status == STORE_OK && wb.status == STORE_CONFLICT && strstr(wb.err, ours),
+          "after a reserving load, our write goes first and the other writer conflicts");
+    check(fileEquals(path, "{\"v\":8}"), "the document is ours");
+
+    /* An unused reservation expires. */
+    ra = (result){0};
+    a->type->load_reserve(a, 50, loadCb, &ra);
+    waitFor(&ra);
+    sdsfree(ra.data);
+    wb = doWrite(b, "{\"v\":9}", wa.version);
+    check(wb.status == STORE_OK && fileEquals(path, "{\"v\":9}"), "an unused reservation expires");
+
+    /* Tokens never repeat: every write's token is new. */
+    int dup = 0;
+    const char *wt[] = {w1.version, w2.version, w3.version, w4.version, w6.version, w7.version, wa.version,
+                        wb.version};
+    for (size_t i = 0; i < sizeof(wt) / sizeof(*wt); i++)
+        for (size_t j = i + 1; j < sizeof(wt) / sizeof(*wt); j++)
+            if (!strcmp(wt[i], wt[j])) dup = 1;
+    check(!dup, "every write has a token never seen before");
+
+    storeClose(a);
+    storeClose(b);
+    event_base_free(base);
+    unlink(path);
+    unlink(lockp);
+    unlink(tmp);
+    rmdir(dir);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
