@@ -74,7 +74,8 @@ for t in redis-benchmark redis-cli "$REDIS_SERVER"; do command -v "$t" >/dev/nul
 # and in /dev/shm for casq-shm.
 WORK=$(mktemp -d "$ROOT/build/bench/run.XXXXXX") || die "mktemp"
 SHM=$(mktemp -d /dev/shm/casq-bench.XXXXXX) || die "mktemp /dev/shm"
-CASQ=$WORK/casq-server
+# (Named so that a careless `pkill casq-server` elsewhere does not hit it.)
+CASQ=$WORK/cq-bench-server
 cp "$CASQ_BUILT" "$CASQ" || die "cannot copy $CASQ_BUILT"
 declare -A PORT PID DIR
 NEXT_PORT=$PORT_BASE
@@ -155,7 +156,8 @@ record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"; }
 rbench() {
     local s=$1 n=$2
     shift 2
-    redis-benchmark -p "${PORT[$s]}" -n "$n" --csv "$@" 2>/dev/null |
+    # timeout: redis-benchmark spins forever on a server that went away.
+    timeout 300 redis-benchmark -p "${PORT[$s]}" -n "$n" --csv "$@" 2>/dev/null |
         awk -F'","' 'NR == 2 { gsub(/"/, "", $2); print $2 }'
 }
 
@@ -186,10 +188,19 @@ rowCount() {
     ROW_N=${NREQ[$row]}
 }
 
+# ensureUp SERVER: restarts a server that died (noted in the output).
+ensureUp() {
+    if [ -n "${PID[$1]:-}" ] && kill -0 "${PID[$1]}" 2>/dev/null; then return 0; fi
+    echo "  WARNING: $1 (port ${PORT[$1]:-?}) is gone; restarting it with an empty state" >&2
+    unset "PID[$1]"
+    startServer "$1"
+}
+
 # measureRB ROW SERVER ARGS...: one redis-benchmark measurement of ROW_N.
 measureRB() {
     local row=$1 s=$2 v
     shift 2
+    ensureUp "$s"
     v=$(rbench "$s" "$ROW_N" "$@")
     record "$row" "$s" "${v:-0}"
     printf '  %-24s %-10s n=%-7s %12s req/s\n' "$row" "$s" "$ROW_N" "${v:-FAILED}" >&2
@@ -200,14 +211,16 @@ measureRB() {
 # ------------------------------------------------------------------------
 delS() { cli "$1" del s >/dev/null; }
 
-# runXaddRow ROW C P: `XADD s * f v` at -c C -P P on every server; the key
-# is deleted before and after, so it never weighs on another row.
+# runXaddRow ROW C P [XADD OPTIONS]: `XADD s [options] * f v` at -c C -P P
+# on every server; the key is deleted before and after, so it never weighs
+# on another row.
 runXaddRow() {
     local row=$1 c=$2 P=$3 s
-    rowCount "$row" delS -c "$c" -P "$P" xadd s '*' f v
+    shift 3
+    rowCount "$row" delS -c "$c" -P "$P" xadd s "$@" '*' f v
     for s in $SERVERS; do
         delS "$s"
-        measureRB "$row" "$s" -c "$c" -P "$P" xadd s '*' f v
+        measureRB "$row" "$s" -c "$c" -P "$P" xadd s "$@" '*' f v
         delS "$s"
     done
 }
@@ -217,6 +230,10 @@ runXadd() {
     for c in 1 50; do
         for P in 1 16; do runXaddRow "XADD c$c P$P" "$c" "$P"; done
     done
+    # A capped stream: casq's commit rewrites the whole document, so its cost
+    # follows the stream's length; these rows show it without the growth.
+    runXaddRow "XADD MAXLEN~1k c1 P1" 1 1 maxlen '~' 1000
+    runXaddRow "XADD MAXLEN~1k c50 P16" 50 16 maxlen '~' 1000
 }
 
 XRANGE_ENTRIES=${XRANGE_ENTRIES:-10000}
@@ -246,31 +263,40 @@ runXrange() {
 # ------------------------------------------------------------------------
 WL_ARGS=${WL_ARGS:-"-P 2 -W 4 -d 16 -c 10"}
 declare -A NJOBS
-# wloop SERVER JOBS: one run of the driver, prints its key=value line.
+# wloop SERVER JOBS [DRIVER OPTIONS]: one run of the driver, prints its
+# key=value line.
 wloop() {
-    "$WORKER" -p "${PORT[$1]}" -n "$2" -t $((TARGET_SECS * 10 + 30)) $WL_ARGS
-    cli "$1" del bench:jobs >/dev/null
+    local s=$1 n=$2
+    shift 2
+    "$WORKER" -p "${PORT[$s]}" -n "$n" -t $((TARGET_SECS * 10 + 30)) $WL_ARGS "$@"
+    cli "$s" del bench:jobs >/dev/null
 }
 kv() { sed -n "s/.*$1=\([0-9.-]*\).*/\1/p" <<<"$2"; }
 
+# runWorkerRow ROW [DRIVER OPTIONS]
 runWorkerRow() {
     local row=$1 s out v min=""
+    shift
     if [ -z "${NJOBS[$row]:-}" ]; then
         for s in $SERVERS; do
-            v=$(kv jobs_per_sec "$(wloop "$s" 2000)")
+            v=$(kv jobs_per_sec "$(wloop "$s" "${PROBE_JOBS:-2000}" "$@")")
             if [ -z "$min" ] || [ "${v:-1}" -lt "$min" ]; then min=${v:-1}; fi
         done
-        NJOBS[$row]=$(calibrate "$min" "$MIN_JOBS" "$JOBS_MAX")
+        NJOBS[$row]=$(calibrate "$min" "${ROW_MIN_JOBS:-$MIN_JOBS}" "$JOBS_MAX")
     fi
     for s in $SERVERS; do
-        out=$(wloop "$s" "${NJOBS[$row]}")
+        ensureUp "$s"
+        out=$(wloop "$s" "${NJOBS[$row]}" "$@")
         record "$row" "$s" "$(kv jobs_per_sec "$out")"
         record "$row p50 lat us" "$s" "$(kv lat_p50_us "$out")"
         record "$row p99 lat us" "$s" "$(kv lat_p99_us "$out")"
         printf '  %-24s %-10s %s\n' "$row" "$s" "$out" >&2
     done
 }
-runWorker() { runWorkerRow "worker loop"; }
+runWorker() {
+    runWorkerRow "worker loop"
+    runWorkerRow "worker loop MAXLEN~10k" -m 10000
+}
 
 # ------------------------------------------------------------------------
 # 4. Memory after MEM_ENTRIES XADDs of "f <16-byte value>"; then the cost
@@ -311,7 +337,7 @@ runMemory() {
     # The same workloads again, next to the big stream (casq rewrites the
     # whole document at every commit).
     runXaddRow "XADD c50 P16 +1M state" 50 16
-    runWorkerRow "worker loop +1M state"
+    PROBE_JOBS=500 ROW_MIN_JOBS=1000 runWorkerRow "worker loop +1M state"
     for s in $SERVERS; do cli "$s" del mem >/dev/null; done
 }
 

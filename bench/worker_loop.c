@@ -6,7 +6,9 @@
  *
  *     XREADGROUP GROUP <g> <worker> COUNT <c> BLOCK 100 STREAMS <key> >
  *
- * and acknowledge every job they got. A worker sends the acks of a batch
+ * and acknowledge every job they got (with -m the pushers keep the stream
+ * short with XADD MAXLEN ~ <m>, as a queue that must not grow forever does:
+ * XACK does not delete entries). A worker sends the acks of a batch
  * (one XACK per job, or one XACK naming the whole batch with -a multi)
  * pipelined together with its next XREADGROUP, so a batch costs one round
  * trip, as a well written worker library would do it.
@@ -53,6 +55,7 @@ typedef struct benchConfig {
     int count;            /* XREADGROUP COUNT */
     int ack_multi;        /* 1: one XACK per batch naming every ID */
     int value_size;       /* bytes of the `p` (payload) field */
+    long long maxlen;     /* pushers trim with MAXLEN ~ maxlen; 0: never */
     double timeout_s;     /* deadline for the whole run */
     const char *key;      /* stream key */
     const char *group;    /* consumer group */
@@ -68,6 +71,7 @@ static benchConfig cfg = {
     .count = 10,
     .ack_multi = 0,
     .value_size = 16,
+    .maxlen = 0,
     .timeout_s = 60,
     .key = "bench:jobs",
     .group = "bench",
@@ -134,7 +138,10 @@ static void *pusherMain(void *arg) {
         for (int i = 0; i < batch; i++) {
             char ts[32];
             snprintf(ts, sizeof(ts), "%lld", monotonicUs());
-            redisAppendCommand(ctx, "XADD %s * t %s p %s", cfg.key, ts, payload);
+            if (cfg.maxlen)
+                redisAppendCommand(ctx, "XADD %s MAXLEN ~ %lld * t %s p %s", cfg.key, cfg.maxlen, ts, payload);
+            else
+                redisAppendCommand(ctx, "XADD %s * t %s p %s", cfg.key, ts, payload);
         }
         for (int i = 0; i < batch; i++) {
             redisReply *r = NULL;
@@ -296,13 +303,13 @@ static void usage(void) {
     fprintf(stderr,
             "usage: worker_loop [-h host] [-p port] [-n jobs] [-P pushers] [-W workers]\n"
             "                   [-d push-pipeline] [-c count] [-a each|multi] [-s value-size]\n"
-            "                   [-t timeout-seconds] [-k key] [-g group]\n");
+            "                   [-m maxlen] [-t timeout-seconds] [-k key] [-g group]\n");
     exit(1);
 }
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "h:p:n:P:W:d:c:a:s:t:k:g:")) != -1) {
+    while ((opt = getopt(argc, argv, "h:p:n:P:W:d:c:a:s:m:t:k:g:")) != -1) {
         switch (opt) {
         case 'h': cfg.host = optarg; break;
         case 'p': cfg.port = atoi(optarg); break;
@@ -313,6 +320,7 @@ int main(int argc, char **argv) {
         case 'c': cfg.count = atoi(optarg); break;
         case 'a': cfg.ack_multi = strcmp(optarg, "multi") == 0; break;
         case 's': cfg.value_size = atoi(optarg); break;
+        case 'm': cfg.maxlen = atoll(optarg); break;
         case 't': cfg.timeout_s = atof(optarg); break;
         case 'k': cfg.key = optarg; break;
         case 'g': cfg.group = optarg; break;
@@ -320,7 +328,7 @@ int main(int argc, char **argv) {
         }
     }
     if (cfg.jobs <= 0 || cfg.pushers <= 0 || cfg.workers <= 0 || cfg.push_pipeline <= 0 || cfg.count <= 0 ||
-        cfg.value_size < 0 || cfg.timeout_s <= 0)
+        cfg.value_size < 0 || cfg.maxlen < 0 || cfg.timeout_s <= 0)
         usage();
 
     runSetup();

@@ -116,6 +116,7 @@ typedef struct commitState {
     int reload_scheduled;     /* reload_ev is armed */
     long long reload_start_us;/* when the reload started */
     long long last_reload_ms; /* when the last reload started */
+    int reload_quiet;         /* a follower's routine reload: log it verbosely */
     int load_done;            /* commitInit: the load callback ran */
     sds load_error;           /* commitInit: why the load failed */
     /* --- gathering (see commitShouldWait) --- */
@@ -146,6 +147,7 @@ typedef struct commitState {
     long long max_latency_us;    /* worst ever */
     long long last_commit_ms;    /* unix ms of the last success */
     long long last_commit_us;    /* latency of the last success */
+    long long last_encode_us;    /* main-thread time encoding the last document */
     commitOutcome last_outcome;  /* what the last commit did */
     sds last_error;              /* last failure message, "" if none */
     long long load_ms;           /* duration of the last load */
@@ -278,8 +280,8 @@ static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, c
         cs->is_broker = 1;
         cs->takeover_pending = 1;
     }
-    serverLog(LL_NOTICE, "State document: %s (%llu keys, %zu bytes, loaded in %lld ms)", server.store->location,
-              keys, len, cs->load_ms);
+    serverLog(cs->reload_quiet ? LL_VERBOSE : LL_NOTICE, "State document: %s (%llu keys, %zu bytes, loaded in %lld ms)",
+              server.store->location, keys, len, cs->load_ms);
 }
 
 /* The document does not exist: an empty state, created by the next commit
@@ -344,6 +346,10 @@ static void commitLoadDone(void *priv, storeStatus status, const char *data, siz
     }
     cs->reloading = 0;
     server.loading = 0;
+    if (cs->reload_quiet) {
+        cs->reload_quiet = 0;
+        if (!cs->is_broker) return; /* still a follower: nothing new to say */
+    }
     if (cs->is_broker) {
         serverLog(LL_NOTICE, "Broker: this node is %s the broker (epoch %llu)",
                   cs->takeover_pending ? "taking over as" : "still", (unsigned long long)cs->doc.broker.epoch);
@@ -392,8 +398,18 @@ static void followerDiscardChanges(commitState *cs) {
     if (server.change_seq > from) cs->discarded_changes += (long long)(server.change_seq - from);
     cs->failed_upto = server.change_seq;
     pruneChangeAges(cs);
+    long long now = mstime();
+    if (now - cs->last_error_log_ms >= COMMIT_ERROR_LOG_MS) {
+        serverLog(LL_NOTICE, "Refusing changes: this node is a follower; the broker is %s at %s (epoch %llu)",
+                  cs->doc.broker.id ? cs->doc.broker.id : "?", cs->doc.broker.address ? cs->doc.broker.address : "?",
+                  (unsigned long long)cs->doc.broker.epoch);
+        cs->last_error_log_ms = now;
+    }
     if (cs->reload_scheduled) return;
-    long long since = mstime() - cs->last_reload_ms;
+    /* Reloading undoes the change (rate-limited: a burst of refused writes
+     * costs one reload). */
+    cs->reload_quiet = 1;
+    long long since = now - cs->last_reload_ms;
     if (since >= COMMIT_FOLLOWER_RELOAD_MS) commitReload(cs);
     else reloadLater(cs, COMMIT_FOLLOWER_RELOAD_MS - since);
 }
@@ -449,8 +465,6 @@ static void gatherAfterCommit(commitState *cs, unsigned long released, unsigned 
     cs->gather_until_us = 0;
     cs->gather_waited = 0;
     if (cs->gather_fd == -1 || released < COMMIT_GATHER_MIN_CLIENTS) return;
-    if (getenv("NOGATHER")) return;
-    if (getenv("GATHERPCT")) { long long w = cs->last_commit_us * atoi(getenv("GATHERPCT")) / 100; cs->gather_target = waiting; cs->gather_until_us = ustime() + w; return; }
     if (cs->gather_paused > 0) {
         cs->gather_paused--;
         return;
@@ -616,6 +630,7 @@ static void commitStart(commitState *cs) {
     cs->flight_base = server.durable_seq;
     sds doc = sdsMakeRoomFor(sdsempty(), cs->doc_bytes + cs->doc_bytes / 8 + 4096);
     doc = persistEncode(doc, h, cs->cache);
+    cs->last_encode_us = ustime() - cs->flight_start_us;
     cs->flight_bytes = sdslen(doc);
     cs->in_flight = 1;
     server.store->type->write(server.store, doc, cs->version, commitWriteDone, cs);
@@ -890,6 +905,7 @@ sds commitInfoString(sds s) {
                      "commit_latency_p99_ms:%.3f\r\n"
                      "commit_latency_max_ms:%.3f\r\n"
                      "commit_last_latency_ms:%.3f\r\n"
+                     "commit_last_encode_ms:%.3f\r\n"
                      "commit_conflicts:%lld\r\n"
                      "commit_errors:%lld\r\n"
                      "commit_consecutive_errors:%lld\r\n"
@@ -911,7 +927,8 @@ sds commitInfoString(sds s) {
                      cs->doc_bytes, (unsigned long long)cs->doc.commit_seq, persistCacheKeys(cs->cache),
                      persistCacheBytes(cs->cache), cs->commits, cs->in_flight, avg_batch,
                      (unsigned long long)cs->max_batch, cs->gathered_commits, latencyPercentileMs(cs, 50), latencyPercentileMs(cs, 99),
-                     (double)cs->max_latency_us / 1000.0, (double)cs->last_commit_us / 1000.0, cs->conflicts,
+                     (double)cs->max_latency_us / 1000.0, (double)cs->last_commit_us / 1000.0,
+                     (double)cs->last_encode_us / 1000.0, cs->conflicts,
                      cs->errors, cs->consecutive_errors, outcomeName(cs->last_outcome), cs->last_error,
                      server.cfg.commit_timeout_ms, cs->timed_out_replies, cs->discarded_changes,
                      listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,

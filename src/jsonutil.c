@@ -153,34 +153,82 @@ sds jsonCatBytes(sds out, const char *p, size_t len) {
     return sdscatlen(out, "\"}", 2);
 }
 
-sds jsonCatStreamID(sds out, const streamID *id) {
-    char buf[48];
-    buf[0] = '"';
-    int n = 1 + ull2string(buf + 1, sizeof(buf) - 1, id->ms);
-    buf[n++] = '-';
-    n += ull2string(buf + n, sizeof(buf) - (size_t)n, id->seq);
-    buf[n++] = '"';
-    return sdscatlen(out, buf, (size_t)n);
-}
-
 #define JSON_MAX_EXACT 9007199254740992ULL /* 2^53 */
 
+/* Decimal digits of v at p; returns the end. Two digits per step. */
+static char *putDigits(char *p, uint64_t v) {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char tmp[24];
+    char *t = tmp + sizeof(tmp);
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--t = pairs[i + 1];
+        *--t = pairs[i];
+    }
+    if (v >= 10) {
+        unsigned i = (unsigned)v * 2;
+        *--t = pairs[i + 1];
+        *--t = pairs[i];
+    } else {
+        *--t = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof(tmp) - t);
+    memcpy(p, t, n);
+    return p + n;
+}
+
+char *jsonPutU64(char *p, uint64_t v) {
+    if (v <= JSON_MAX_EXACT) return putDigits(p, v);
+    *p++ = '"';
+    p = putDigits(p, v);
+    *p++ = '"';
+    return p;
+}
+
+char *jsonPutI64(char *p, int64_t v) {
+    int quote = v > (int64_t)JSON_MAX_EXACT || v < -(int64_t)JSON_MAX_EXACT;
+    if (quote) *p++ = '"';
+    if (v < 0) {
+        *p++ = '-';
+        p = putDigits(p, (uint64_t)0 - (uint64_t)v);
+    } else {
+        p = putDigits(p, (uint64_t)v);
+    }
+    if (quote) *p++ = '"';
+    return p;
+}
+
+char *jsonPutStreamID(char *p, const streamID *id) {
+    *p++ = '"';
+    p = putDigits(p, id->ms);
+    *p++ = '-';
+    p = putDigits(p, id->seq);
+    *p++ = '"';
+    return p;
+}
+
+sds jsonCatStreamID(sds out, const streamID *id) {
+    out = sdsMakeRoomFor(out, 48);
+    char *end = jsonPutStreamID(out + sdslen(out), id);
+    sdsIncrLen(out, (size_t)(end - (out + sdslen(out))));
+    return out;
+}
+
 sds jsonCatU64(sds out, uint64_t v) {
-    char buf[24];
-    int n = ull2string(buf, sizeof(buf), v);
-    if (v <= JSON_MAX_EXACT) return sdscatlen(out, buf, (size_t)n);
-    out = sdscatlen(out, "\"", 1);
-    out = sdscatlen(out, buf, (size_t)n);
-    return sdscatlen(out, "\"", 1);
+    out = sdsMakeRoomFor(out, 24);
+    char *end = jsonPutU64(out + sdslen(out), v);
+    sdsIncrLen(out, (size_t)(end - (out + sdslen(out))));
+    return out;
 }
 
 sds jsonCatI64(sds out, int64_t v) {
-    char buf[24];
-    int n = ll2string(buf, sizeof(buf), v);
-    if (v <= (int64_t)JSON_MAX_EXACT && v >= -(int64_t)JSON_MAX_EXACT) return sdscatlen(out, buf, (size_t)n);
-    out = sdscatlen(out, "\"", 1);
-    out = sdscatlen(out, buf, (size_t)n);
-    return sdscatlen(out, "\"", 1);
+    out = sdsMakeRoomFor(out, 24);
+    char *end = jsonPutI64(out + sdslen(out), v);
+    sdsIncrLen(out, (size_t)(end - (out + sdslen(out))));
+    return out;
 }
 
 /* ========================================================================

@@ -34,6 +34,13 @@ sds jsonCatU64(sds out, uint64_t v);
 /* Same for signed values (timestamps may be negative in theory). */
 sds jsonCatI64(sds out, int64_t v);
 
+/* Raw writers for hot loops: write at p (room must be reserved: 24 bytes
+ * for a number, 44 for an ID) and return the end. Same formats as the
+ * jsonCat* functions. */
+char *jsonPutU64(char *p, uint64_t v);
+char *jsonPutI64(char *p, int64_t v);
+char *jsonPutStreamID(char *p, const streamID *id);
+
 /* Standard base64 with padding. */
 sds base64Encode(sds out, const unsigned char *p, size_t len);
 /* Decodes standard base64 (padding required, no whitespace). Returns NULL

@@ -83,8 +83,9 @@
  * and the old broker's pending commit waits, then fails its CAS.
  *
  * Limits: local file systems only (flock over NFS is not reliable); an
- * external tool that rewrites the document in place keeping inode, size and
- * mtime (to the nanosecond) would go unnoticed. */
+ * external tool that rewrites the document in place keeping its inode and
+ * size within the file system's timestamp granularity (a few ms) would go
+ * unnoticed -- editors and cp/mv-style restores are caught. */
 #include "store.h"
 
 #include <errno.h>
@@ -169,6 +170,8 @@ typedef struct fileStore {
     int minted;                      /* load: a fresh token was minted */
     /* --- worker private --- */
     int held;                                    /* the lock is kept after a reserving load */
+    int replaced_fd;                             /* the document a write replaced, closed after
+                                                  * the write is reported (-1 if none) */
     struct timespec held_until;                  /* ... until then (CLOCK_MONOTONIC) */
     int unconfirmed;                             /* last write renamed but its fsync failed */
     int unconfirmed_had_prev;                    /* ... it replaced an existing version */
@@ -556,7 +559,10 @@ static void fileDoWrite(fileStore *fs) {
         goto unlock;
     }
 
-    /* 4. The switch. */
+    /* 4. The switch. The replaced version is kept open until the write
+     * has been reported: the last close frees its blocks, work that need
+     * not delay the acknowledgement. */
+    if (exists) fs->replaced_fd = open(fs->path, O_RDONLY | O_CLOEXEC);
     if (rename(fs->tmp_path, fs->path) == -1) {
         fileSetErr(fs, "cannot rename %s to %s: %s", fs->tmp_path, fs->path, strerror(errno));
         if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
@@ -610,6 +616,12 @@ static void *fileWorkerMain(void *arg) {
         do {
             n = write(fs->notify[1], "x", 1);
         } while (n == -1 && errno == EINTR);
+        if (fs->replaced_fd != -1) {
+            pthread_mutex_unlock(&fs->mu);
+            close(fs->replaced_fd);
+            fs->replaced_fd = -1;
+            pthread_mutex_lock(&fs->mu);
+        }
     }
     pthread_mutex_unlock(&fs->mu);
     return NULL;
@@ -706,6 +718,7 @@ static void fileFree(fileStore *fs) {
     if (fs->notify[1] != -1) close(fs->notify[1]);
     if (fs->lockfd != -1) close(fs->lockfd);
     if (fs->dirfd != -1) close(fs->dirfd);
+    if (fs->replaced_fd != -1) close(fs->replaced_fd);
     sdsfree(fs->data);
     zfree(fs->buf);
     sdsfree(fs->path);
@@ -764,7 +777,7 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
     const char *slash = strrchr(path, '/');
     fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
-    fs->dirfd = fs->lockfd = -1;
+    fs->dirfd = fs->lockfd = fs->replaced_fd = -1;
     fs->notify[0] = fs->notify[1] = -1;
     fs->last_error = sdsempty();
 

@@ -86,6 +86,8 @@ struct streamConsumer {
     long long active_time;         /* last successful read or claim, -1 never */
     idtree pel;                    /* entry ID -> streamNACK*, the same NACK
                                     * objects as in the group PEL */
+    sds json_name;                 /* the name as a JSON byte string, made on
+                                    * first use (state document), or NULL */
 };
 
 /* A pending (delivered, unacknowledged) entry. */

@@ -83,6 +83,7 @@ static void freeNACKVoid(void *p) { streamFreeNACK(p); }
 static void streamFreeConsumer(streamConsumer *sc) {
     idtreeClear(&sc->pel, NULL); /* the NACKs belong to the group PEL */
     sdsfree(sc->name);
+    if (sc->json_name) sdsfree(sc->json_name);
     zfree(sc);
 }
 
@@ -137,6 +138,7 @@ streamConsumer *streamCreateConsumer(streamCG *cg, sds name) {
     consumer->name = sdsdup(name);
     consumer->seen_time = commandTimeSnapshot();
     consumer->active_time = -1;
+    consumer->json_name = NULL;
     idtreeInit(&consumer->pel);
     namedInsertAt((void ***)&cg->consumers, &cg->num_consumers, &cg->consumers_alloc, pos, consumer);
     return consumer;
@@ -705,18 +707,31 @@ static int groupCreationCompare(const void *a, const void *b) {
     return ga->created < gb->created ? -1 : ga->created > gb->created;
 }
 
-/* Appends "groups":[...] content (without the key), groups in creation
- * order. Groups change all the time, so they are encoded afresh. */
+static sds consumerJSONName(streamConsumer *sc) {
+    if (!sc->json_name) sc->json_name = jsonCatBytes(sdsempty(), sc->name, sdslen(sc->name));
+    return sc->json_name;
+}
+
+/* Appends the groups array (the value of "groups"), groups in creation
+ * order. Groups change all the time, so they are encoded afresh, but
+ * cheaply: the output is sized up front, names are encoded once per
+ * consumer, and numbers are written in place. */
 sds streamCatGroupsJSON(sds out, const stream *s) {
-    out = sdscatlen(out, "[", 1);
     streamCG *stackv[16];
     streamCG **order = s->num_cgroups <= 16 ? stackv : zmalloc(sizeof(streamCG *) * s->num_cgroups);
     if (s->num_cgroups) {
         memcpy(order, s->cgroups, sizeof(streamCG *) * s->num_cgroups);
         qsort(order, s->num_cgroups, sizeof(streamCG *), groupCreationCompare);
     }
+    out = sdscatlen(out, "[", 1);
     for (size_t g = 0; g < s->num_cgroups; g++) {
         streamCG *cg = order[g];
+        /* Room for everything but names of unusual length. */
+        size_t need = 128 + sdslen(cg->name) * 6;
+        for (size_t k = 0; k < cg->num_consumers; k++)
+            need += 64 + sdslen(consumerJSONName(cg->consumers[k]));
+        out = sdsMakeRoomFor(out, need);
+
         if (g) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, "{\"name\":", 8);
         out = jsonCatBytes(out, cg->name, sdslen(cg->name));
@@ -728,30 +743,44 @@ sds streamCatGroupsJSON(sds out, const stream *s) {
         out = sdscatlen(out, ",\"consumers\":[", 14);
         for (size_t k = 0; k < cg->num_consumers; k++) {
             streamConsumer *sc = cg->consumers[k];
-            if (k) out = sdscatlen(out, ",", 1);
-            out = sdscatlen(out, "{\"name\":", 8);
-            out = jsonCatBytes(out, sc->name, sdslen(sc->name));
-            out = sdscatlen(out, ",\"seen_time_ms\":", 16);
-            out = jsonCatI64(out, sc->seen_time);
-            out = sdscatlen(out, ",\"active_time_ms\":", 18);
-            out = jsonCatI64(out, sc->active_time);
-            out = sdscatlen(out, "}", 1);
+            sds jn = consumerJSONName(sc);
+            size_t jl = sdslen(jn);
+            out = sdsMakeRoomFor(out, jl + 80);
+            char *p = out + sdslen(out), *start = p;
+            if (k) *p++ = ',';
+            memcpy(p, "{\"name\":", 8);
+            p += 8;
+            memcpy(p, jn, jl);
+            p += jl;
+            memcpy(p, ",\"seen_time_ms\":", 16);
+            p = jsonPutI64(p + 16, sc->seen_time);
+            memcpy(p, ",\"active_time_ms\":", 18);
+            p = jsonPutI64(p + 18, sc->active_time);
+            *p++ = '}';
+            sdsIncrLen(out, (size_t)(p - start));
         }
         out = sdscatlen(out, "],\"pending\":[", 13);
         idtreeIter it;
         int first = 1;
         for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
             streamNACK *nack = idtreeIterVal(&it);
-            out = sdscatlen(out, first ? "[" : ",[", first ? 1 : 2);
+            sds jn = consumerJSONName(nack->consumer);
+            size_t jl = sdslen(jn);
+            out = sdsMakeRoomFor(out, jl + 120);
+            char *p = out + sdslen(out), *start = p;
+            if (!first) *p++ = ',';
             first = 0;
-            out = jsonCatStreamID(out, idtreeIterKey(&it));
-            out = sdscatlen(out, ",", 1);
-            out = jsonCatBytes(out, nack->consumer->name, sdslen(nack->consumer->name));
-            out = sdscatlen(out, ",", 1);
-            out = jsonCatI64(out, nack->delivery_time);
-            out = sdscatlen(out, ",", 1);
-            out = jsonCatU64(out, nack->delivery_count);
-            out = sdscatlen(out, "]", 1);
+            *p++ = '[';
+            p = jsonPutStreamID(p, idtreeIterKey(&it));
+            *p++ = ',';
+            memcpy(p, jn, jl);
+            p += jl;
+            *p++ = ',';
+            p = jsonPutI64(p, nack->delivery_time);
+            *p++ = ',';
+            p = jsonPutU64(p, nack->delivery_count);
+            *p++ = ']';
+            sdsIncrLen(out, (size_t)(p - start));
         }
         out = sdscatlen(out, "]}", 2);
     }

@@ -23,6 +23,9 @@
 # reporting a failure, prints no summary line, or is missing counts as one
 # failure. Exit status: 0 only if nothing failed.
 #
+# Ports: everything started from here uses 28000-28999 (the S3 suite's Ceph
+# and RGW too), so a run never collides with a suite run by hand elsewhere.
+#
 # Environment: CASQ_BIN (server binary, default src/casq-server), UNIT_BIN,
 # FUZZ_BIN, FUZZ_SECONDS, CASQ_SANITIZE=1 (sanitizer options for a
 # build/san binary), TEST_LOG_DIR (default build/test-logs).
@@ -55,7 +58,8 @@ suite_cmd() {
                      echo "tclsh tcl-tests/run.tcl --server redis --redis-aof --baseport 28500 --portcount 300" ;;
     integration) echo "tests/integration/run.sh" ;;
     durability)  [ -x tests/durability/run.sh ] && echo "tests/durability/run.sh" ;;
-    s3)          [ -x tests/s3/run.sh ] && echo "tests/s3/run.sh" ;;
+    s3)          [ -x tests/s3/run.sh ] &&
+                     echo "env RGW_PORT=28480 PROXY_PORT=28481 MON_V2_PORT=28300 MON_V1_PORT=28389 MS_PORT_MIN=28800 MS_PORT_MAX=28899 tests/s3/run.sh" ;;
     diff)        [ -f tests/stream_diff.py ] && echo "$PY tests/stream_diff.py" ;;
     fuzz)        echo "tests/fuzz/run.sh $FUZZ_BIN" ;;
     valgrind)    echo "$PY tests/integration/valgrind_session.py" ;;

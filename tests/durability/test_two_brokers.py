@@ -60,6 +60,20 @@ def main():
     datadir = tempfile.mkdtemp(prefix="casq-twob-")
     doc = os.path.join(datadir, "queue.json")
     a = Casq(PORT_A, datadir, logname="a.log").start()
+    # A client blocked on A before the take-over must stay blocked through
+    # A's reload (blocked clients wait on key names, not on objects).
+    ra0 = a.client(socket_timeout=60)
+    ra0.xgroup_create(b"idle", b"g", id="$", mkstream=True)
+    blocked_result = {}
+
+    def blocked_reader():
+        try:
+            blocked_result["reply"] = ra0.xreadgroup(b"g", b"c1", {b"idle": ">"}, block=4000)
+        except Exception as e:  # noqa: BLE001
+            blocked_result["error"] = str(e)
+
+    blocked = threading.Thread(target=blocked_reader)
+    blocked.start()
     state = {"target": "A"}
     threads = [threading.Thread(target=pusher, args=(i, state)) for i in range(3)]
     for t in threads:
@@ -76,6 +90,11 @@ def main():
 
     ra, rb = a.client(), b.client()
     info_a, info_b = ra.info("persistence"), rb.info("persistence")
+    check(blocked.is_alive() and ra.info("clients")["blocked_clients"] == 1,
+          "twob: a client blocked on the deposed process stays blocked through its reload",
+          f"{blocked_result}")
+    blocked.join()
+    check(blocked_result == {"reply": []}, "twob: ... and then times out normally", f"{blocked_result}")
     check(info_b["broker_role"] == "broker" and info_b["broker_epoch"] == 2,
           "twob: the second process took over (broker, epoch 2)", f"{info_b['broker_role']} {info_b['broker_epoch']}")
     check(info_a["broker_role"] == "follower", "twob: the first process stepped down", info_a["broker_role"])

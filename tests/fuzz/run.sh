@@ -30,7 +30,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 echo "# fuzzing the RESP parser for $SECS s"
 "$BIN" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=4096 -max_len=200000 -print_final_stats=1 \
     -artifact_prefix="$WORK/" -dict="$ROOT/tests/fuzz/resp.dict" "$WORK/corpus" "$ROOT/tests/fuzz/corpus" 2>&1 |
-    grep -av -e '^#[0-9].*\(NEW\|REDUCE\|pulse\)' -e '^"' -e 'recommended dictionary'
+    grep -av -e '^#[0-9].*\(NEW\|REDUCE\|pulse\)' -e '^"' -e 'ecommended dictionary'
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 0 ]; then
     echo "[ok]: fuzz_resp ran $SECS s and found nothing"
