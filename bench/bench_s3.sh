@@ -172,7 +172,7 @@ done
 # The table
 # ------------------------------------------------------------------------
 echo
-printf '%-8s %8s %8s %12s %10s %10s %12s %8s\n' store put_ms clients 'XADD/s' p50_ms p99_ms 'p99/put' errors
+printf '%-8s %8s %8s %12s %10s %10s %10s %10s %8s\n' store put_ms clients 'XADD/s' p50_ms p99_ms 'p99/put' batch errors
 while read -r cfg c rest; do
     put=0
     [[ "$cfg" == s3-* ]] && put=${cfg#s3-}
@@ -180,7 +180,8 @@ while read -r cfg c rest; do
     err=$(( $(kv errors "$rest") + $(kv lost_connections "$rest") ))
     ratio=-
     [ "$put" != 0 ] && ratio=$(awk -v a="$p99" -v b="$put" 'BEGIN { printf "%.2f", a / b }')
-    printf '%-8s %8s %8s %12s %10s %10s %12s %8s\n' "${cfg%%-*}" "$put" "$c" "$rate" "$p50" "$p99" "$ratio" "$err"
+    printf '%-8s %8s %8s %12s %10s %10s %10s %10s %8s\n' "${cfg%%-*}" "$put" "$c" "$rate" "$p50" "$p99" "$ratio" \
+        "$(kv batch "$rest")" "$err"
 done <"$RESULTS"
 
 goal=$(awk '$1 == "s3-200" && $2 == 1000' "$RESULTS")

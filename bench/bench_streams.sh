@@ -379,12 +379,12 @@ function ratio(x, y) { return (x == "" || y == "" || y + 0 == 0) ? "-" : sprintf
 }
 END {
     ns = split(servers, sv, " ")
-    printf "%-20s", "test"
+    printf "%-34s", "test"
     for (i = 1; i <= ns; i++) printf " %14s", sv[i]
     printf "  %7s %7s %7s  %s\n", "(a)", "(b)", "(c)", "spread"
     for (k = 1; k <= ntests; k++) {
         t = order[k]; spread = 0
-        printf "%-20s", t
+        printf "%-34s", t
         delete m
         for (i = 1; i <= ns; i++) {
             key = t SUBSEP sv[i]

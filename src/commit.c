@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -615,6 +616,20 @@ static void commitWriteDone(void *priv, storeStatus status, const char *new_vers
     commitFinish(cs, status, new_version, err);
 }
 
+/* A big document is a fresh allocation at every commit, and faulting it in
+ * 4 KB at a time costs more than copying into it (a 50 MB document: ~12k
+ * page faults, ~30 ms of the event loop). Transparent huge pages, asked
+ * for before the first touch, cut that to a few dozen. Advisory: if the
+ * kernel says no, nothing changes. */
+static void adviseHugePages(sds buf) {
+    const uintptr_t huge = 2 * 1024 * 1024;
+    size_t len = sdsalloc(buf);
+    if (len < 4 * huge) return;
+    uintptr_t start = ((uintptr_t)buf + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)buf + len) & ~(huge - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
 /* Encodes the state as of now and starts the CAS write. */
 static void commitStart(commitState *cs) {
     persistHeader *h = &cs->flight_hdr;
@@ -629,6 +644,7 @@ static void commitStart(commitState *cs) {
     cs->flight_seq = server.change_seq;
     cs->flight_base = server.durable_seq;
     sds doc = sdsMakeRoomFor(sdsempty(), cs->doc_bytes + cs->doc_bytes / 8 + 4096);
+    adviseHugePages(doc);
     doc = persistEncode(doc, h, cs->cache);
     cs->last_encode_us = ustime() - cs->flight_start_us;
     cs->flight_bytes = sdslen(doc);

@@ -8,30 +8,34 @@
  * ------------------------------------------------------------------------
  * Node encoding
  * ------------------------------------------------------------------------
- * Entries are packed in nodes (streamNode) indexed by master ID. A node's
- * data is a sequence of live entries:
+ * Entries are packed in nodes (streamNode) indexed by master ID. A node
+ * keeps its live entries exactly as the state document writes them --
+ * `["<id>",field,value,...]` joined by commas, byte strings as JSON
+ * strings or {"base64":...} (docs/state-format.md) -- so a commit copies
+ * each node's text as it is (design.md §6: no re-serialisation of
+ * unchanged data) and the entries are held once, not twice. Beside the
+ * text, a small binary index has one record per entry:
  *
- *   varint  ms-delta      id.ms - master.ms
- *   varint  seq           id.seq - master.seq if ms-delta is 0, else id.seq
- *   varint  nf            numfields << 1 | samefields
- *   fields  samefields ? nothing : numfields x (varint len, bytes)  -- names
- *           (names and values interleave when names are present)
- *   values  numfields x (varint len, bytes)
- *   backlen the entry's length so far, as a varint readable backwards
+ *   varint  ms-delta   id.ms - master.ms
+ *   varint  seq        id.seq - master.seq if ms-delta is 0, else id.seq
+ *   varint  jlen       bytes of the entry's JSON (without the comma)
+ *   backlen the record's length as a varint readable backwards
  *
- * samefields means the entry's field names are the node's master fields
- * (the first entry's), as Redis compresses them. Deleting an entry removes
- * its bytes (Redis only flags them), so scans never meet tombstones.
+ * Seeks use the index only; reading an entry parses its JSON, which for
+ * plain text is zero-copy (a JSON string without escapes is the bytes).
+ * Deleting an entry removes its text and record at once (Redis only flags
+ * it), so scans never meet tombstones.
  *
  * When to start a new node follows Redis's rule exactly -- a new listpack
  * once it holds stream-node-max-entries entries (deleted ones included) or
  * would reach stream-node-max-bytes -- using the size a Redis listpack
  * would have (emulated byte for byte from listpack's encoding, kept in
- * lp_fixed/lp_entries). So node boundaries, and with them what "~"
- * trimming removes and XINFO's radix-tree-keys, match Redis for a stream
- * built by the same commands. They can differ after a restart (nodes are
- * rebuilt from the surviving entries) or after CONFIG SET of the node
- * limits.
+ * lp_fixed/lp_entries; the first entry's field names are kept for
+ * listpack's same-fields compression). So node boundaries, and with them
+ * what "~" trimming removes and XINFO's radix-tree-keys, match Redis for
+ * a stream built by the same commands. They can differ after a restart
+ * (nodes are rebuilt from the surviving entries) or after CONFIG SET of
+ * the node limits.
  * --------------------------------------------------------------------- */
 #include "t_stream.h"
 
@@ -155,6 +159,7 @@ static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields)
     streamNode *n = zcalloc(sizeof(*n));
     n->master_id = *master;
     n->last_id = *master;
+    n->json = sdsempty();
     size_t mlen = (size_t)varintLen((uint64_t)numfields);
     size_t lp = 7 + lpIntSize(numfields) + lpIntSize(0);
     for (int64_t i = 0; i < numfields; i++) {
@@ -174,26 +179,22 @@ static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields)
     return n;
 }
 
-static void nodeInvalidateJSON(streamNode *n) {
-    if (n->json) sdsfree(n->json);
-    n->json = NULL;
-    n->json_off = 0;
-}
-
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
-    zfree(n->data);
+    sdsfree(n->json);
+    zfree(n->idx);
     zfree(n->master_fields);
-    if (n->json) sdsfree(n->json);
     zfree(n);
 }
 
-/* Called when a node stops being the tail: give back growth slack. */
+/* Gives back growth slack: when a node stops being the tail, and after
+ * deletions freed a good part of it. */
 static void nodeShrinkToFit(streamNode *n) {
-    if (n->alloc > n->used && n->used) {
-        n->data = zrealloc(n->data, n->used);
-        n->alloc = n->used;
+    if (n->idx_alloc > n->idx_used) {
+        n->idx = n->idx_used ? zrealloc(n->idx, n->idx_used) : (zfree(n->idx), NULL);
+        n->idx_alloc = n->idx_used;
     }
+    if (sdsavail(n->json)) n->json = sdsRemoveFreeSpace(n->json);
 }
 
 /* 1 if the entry's field names equal the node's master fields. */
@@ -208,140 +209,181 @@ static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
     return 1;
 }
 
-static void nodeReserve(streamNode *n, size_t need) {
-    if ((size_t)n->used + need <= n->alloc) return;
-    size_t want = n->alloc ? (size_t)n->alloc * 2 : 256;
-    while (want < (size_t)n->used + need) want *= 2;
-    n->data = zrealloc(n->data, want);
-    n->alloc = (uint32_t)want;
-}
+/* Appends an entry: its JSON to the text, its record to the index. */
+static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields) {
+    size_t before = sdslen(n->json);
+    if (n->count) n->json = sdscatlen(n->json, ",", 1);
+    size_t start = sdslen(n->json);
+    n->json = sdscatlen(n->json, "[", 1);
+    n->json = jsonCatStreamID(n->json, id);
+    for (int64_t i = 0; i < numfields * 2; i++) {
+        n->json = sdscatlen(n->json, ",", 1);
+        n->json = jsonCatBytes(n->json, argv[i], sdslen(argv[i]));
+    }
+    n->json = sdscatlen(n->json, "]", 1);
+    uint64_t jlen = sdslen(n->json) - start;
+    (void)before;
 
-static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields, int same) {
     uint64_t msd = id->ms - n->master_id.ms;
     uint64_t seq = msd == 0 ? id->seq - n->master_id.seq : id->seq;
-    uint64_t nf = ((uint64_t)numfields << 1) | (uint64_t)(same != 0);
-    size_t body = (size_t)varintLen(msd) + (size_t)varintLen(seq) + (size_t)varintLen(nf);
-    for (int64_t i = 0; i < numfields; i++) {
-        size_t fl = sdslen(argv[i * 2]), vl = sdslen(argv[i * 2 + 1]);
-        if (!same) body += (size_t)varintLen(fl) + fl;
-        body += (size_t)varintLen(vl) + vl;
+    size_t body = (size_t)varintLen(msd) + (size_t)varintLen(seq) + (size_t)varintLen((uint64_t)numfields) +
+                  (size_t)varintLen(jlen);
+    size_t need = body + (size_t)varintLen(body);
+    if ((size_t)n->idx_used + need > n->idx_alloc) {
+        size_t want = n->idx_alloc ? (size_t)n->idx_alloc * 2 : 64;
+        while (want < (size_t)n->idx_used + need) want *= 2;
+        n->idx = zrealloc(n->idx, want);
+        n->idx_alloc = (uint32_t)want;
     }
-    nodeReserve(n, body + (size_t)varintLen(body));
-    unsigned char *start = n->data + n->used, *p = start;
+    unsigned char *p = n->idx + n->idx_used;
     p = varintPut(p, msd);
     p = varintPut(p, seq);
-    p = varintPut(p, nf);
-    for (int64_t i = 0; i < numfields; i++) {
-        if (!same) {
-            size_t fl = sdslen(argv[i * 2]);
-            p = varintPut(p, fl);
-            memcpy(p, argv[i * 2], fl);
-            p += fl;
-        }
-        size_t vl = sdslen(argv[i * 2 + 1]);
-        p = varintPut(p, vl);
-        memcpy(p, argv[i * 2 + 1], vl);
-        p += vl;
-    }
+    p = varintPut(p, (uint64_t)numfields);
+    p = varintPut(p, jlen);
     p = revVarintPut(p, body);
-    n->used += (uint32_t)(p - start);
+    n->idx_used = (uint32_t)(p - n->idx);
 }
 
-/* Decodes the entry at off: its ID, field count, whether it uses the
- * master fields, and where its fields start. Returns the offset after it. */
-static uint32_t nodeParseEntry(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, int *same,
-                               const unsigned char **fields) {
-    const unsigned char *start = n->data + off, *p = start;
+/* Decodes the index record at off: the entry's ID, field count and JSON
+ * length. Returns the offset of the next record. */
+static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, size_t *jlen) {
+    const unsigned char *start = n->idx + off, *p = start;
     uint64_t msd = varintGet(&p);
     uint64_t seq = varintGet(&p);
     uint64_t nf = varintGet(&p);
+    uint64_t jl = varintGet(&p);
     id->ms = n->master_id.ms + msd;
     id->seq = msd == 0 ? n->master_id.seq + seq : seq;
-    int64_t cnt = (int64_t)(nf >> 1);
-    int sf = (int)(nf & 1);
-    if (numfields) *numfields = cnt;
-    if (same) *same = sf;
-    if (fields) *fields = p;
-    for (int64_t i = 0; i < cnt; i++) {
-        if (!sf) {
-            uint64_t l = varintGet(&p);
-            p += l;
-        }
-        uint64_t l = varintGet(&p);
-        p += l;
-    }
+    if (numfields) *numfields = (int64_t)nf;
+    if (jlen) *jlen = (size_t)jl;
     size_t body = (size_t)(p - start);
     return off + (uint32_t)(body + (size_t)varintLen(body));
 }
 
-/* Offset of the entry that ends at `end`. */
-static uint32_t nodeEntryStartBefore(const streamNode *n, uint32_t end) {
+/* Offset of the record that ends at `end`. */
+static uint32_t nodeRecordBefore(const streamNode *n, uint32_t end) {
     int blen;
-    uint64_t body = revVarintGet(n->data + end, &blen);
+    uint64_t body = revVarintGet(n->idx + end, &blen);
     return end - (uint32_t)blen - (uint32_t)body;
 }
 
-/* ID of the node's last live entry (the node must not be empty). */
 static void nodeLastEntryID(const streamNode *n, streamID *id) {
-    uint32_t off = nodeEntryStartBefore(n, n->used);
-    nodeParseEntry(n, off, id, NULL, NULL, NULL);
+    nodeParseRecord(n, nodeRecordBefore(n, n->idx_used), id, NULL, NULL);
 }
 
-static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseEntry(n, 0, id, NULL, NULL, NULL); }
+static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseRecord(n, 0, id, NULL, NULL); }
 
-/* Removes the bytes [from, to) holding `entries` entries. */
-static void nodeRemoveRange(streamNode *n, uint32_t from, uint32_t to, uint32_t entries) {
-    memmove(n->data + from, n->data + to, n->used - to);
-    n->used -= to - from;
+/* Removes `entries` consecutive entries: their records [rfrom, rto) and
+ * their text, which starts at jfrom and spans jlen bytes (separating
+ * commas excluded). */
+static void nodeRemoveEntries(streamNode *n, uint32_t rfrom, uint32_t rto, size_t jfrom, size_t jlen,
+                              uint32_t entries) {
+    memmove(n->idx + rfrom, n->idx + rto, n->idx_used - rto);
+    n->idx_used -= rto - rfrom;
+    size_t total = sdslen(n->json);
+    size_t from = jfrom, to = jfrom + jlen;
+    if (entries == n->count) {
+        from = 0;
+        to = total;
+    } else if (to < total) {
+        to++; /* the comma after */
+    } else {
+        from--; /* the last entries: the comma before */
+    }
+    memmove(n->json + from, n->json + to, total - to);
+    sdssetlen(n->json, total - (to - from));
     n->count -= entries;
     n->deleted += entries;
-    nodeInvalidateJSON(n);
+    if (sdsavail(n->json) > 256 && sdsavail(n->json) > sdslen(n->json)) nodeShrinkToFit(n);
 }
 
-/* Appends the JSON of the entries in [from, n->used). */
-static sds nodeCatEntriesJSON(sds out, const streamNode *n, uint32_t from, int comma) {
-    uint32_t off = from;
-    while (off < n->used) {
-        streamID id;
-        int64_t nf;
-        int same;
-        const unsigned char *p, *mf = n->master_fields;
-        uint32_t next = nodeParseEntry(n, off, &id, &nf, &same, &p);
-        if (same) varintGet(&mf);
-        if (comma) out = sdscatlen(out, ",", 1);
-        comma = 1;
-        out = sdscatlen(out, "[", 1);
-        out = jsonCatStreamID(out, &id);
-        for (int64_t i = 0; i < nf; i++) {
-            const unsigned char **fp = same ? &mf : &p;
-            size_t fl = (size_t)varintGet(fp);
-            out = sdscatlen(out, ",", 1);
-            out = jsonCatBytes(out, (const char *)*fp, fl);
-            *fp += fl;
-            size_t vl = (size_t)varintGet(&p);
-            out = sdscatlen(out, ",", 1);
-            out = jsonCatBytes(out, (const char *)p, vl);
-            p += vl;
+/* ------------------------------------------------------------------------
+ * Reading an entry's JSON (the format nodeAppendEntry writes)
+ * --------------------------------------------------------------------- */
+
+/* Decodes the JSON string escapes jsonCatString produces. */
+static void unescapeJSON(sds *buf, const char *p, const char *end) {
+    sdsclear(*buf);
+    while (p < end) {
+        const char *bs = memchr(p, '\\', (size_t)(end - p));
+        if (!bs) bs = end;
+        *buf = sdscatlen(*buf, p, (size_t)(bs - p));
+        if (bs == end) break;
+        char c = bs[1], out;
+        p = bs + 2;
+        switch (c) {
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'u': {
+            unsigned v = 0;
+            for (int k = 0; k < 4; k++) {
+                char h = p[k];
+                v = v * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+            }
+            p += 4;
+            out = (char)v; /* only \u00XX is ever written */
+            break;
         }
-        out = sdscatlen(out, "]", 1);
-        off = next;
+        default: out = c; /* \" \\ \/ */
+        }
+        *buf = sdscatlen(*buf, &out, 1);
     }
-    return out;
 }
 
-/* Brings the node's JSON cache up to date (only the entries appended since
- * the last call are encoded). */
-static void nodeRefreshJSON(streamNode *n, int is_tail) {
-    if (!n->json) {
-        n->json = sdsempty();
-        n->json_off = 0;
+/* The closing quote of the JSON string whose content starts at p: the
+ * first quote not escaped by an odd run of backslashes. */
+static const char *jsonStringEnd(const char *p) {
+    const char *q = p;
+    for (;;) {
+        q = strchr(q, '"');
+        const char *b = q;
+        while (b > p && b[-1] == '\\') b--;
+        if (((q - b) & 1) == 0) return q;
+        q++;
     }
-    if (n->json_off < n->used) {
-        n->json = nodeCatEntriesJSON(n->json, n, n->json_off, n->json_off != 0);
-        n->json_off = n->used;
-    }
-    if (!is_tail && sdsavail(n->json)) n->json = sdsRemoveFreeSpace(n->json);
 }
+
+/* Reads one byte string at *pp (a JSON string or {"base64":"..."}) and
+ * moves *pp past it and its comma. Plain strings point into the text;
+ * others are decoded into *buf (created on first use). */
+static void readJSONBytes(const char **pp, sds *buf, const unsigned char **out, size_t *outlen) {
+    const char *p = *pp;
+    if (!*buf) *buf = sdsempty();
+    if (*p == '{') {
+        p += 11; /* {"base64":" */
+        const char *q = strchr(p, '"');
+        sds d = base64Decode(p, (size_t)(q - p));
+        sdsclear(*buf);
+        if (d) {
+            *buf = sdscatlen(*buf, d, sdslen(d));
+            sdsfree(d);
+        }
+        *out = (const unsigned char *)*buf;
+        *outlen = sdslen(*buf);
+        p = q + 2; /* "} */
+    } else {
+        p++;
+        const char *q = jsonStringEnd(p);
+        size_t len = q > p ? (size_t)(q - p) : 0;
+        if (!memchr(p, '\\', len)) {
+            *out = (const unsigned char *)p;
+            *outlen = len;
+        } else {
+            unescapeJSON(buf, p, q);
+            *out = (const unsigned char *)*buf;
+            *outlen = sdslen(*buf);
+        }
+        p = q + 1;
+    }
+    if (*p == ',') p++;
+    *pp = p;
+}
+
+/* The first field of the entry whose JSON starts at p: past `["<id>",`. */
+static inline const char *entryFields(const char *p) { return strchr(p + 2, '"') + 2; }
 
 /* ========================================================================
  * Streams
@@ -368,8 +410,7 @@ size_t streamMemoryUsage(const stream *s) {
     idtreeIter it;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        sum += zmalloc_size(n) + zmalloc_size(n->data) + zmalloc_size(n->master_fields);
-        if (n->json) sum += sdsAllocSize(n->json);
+        sum += zmalloc_size(n) + sdsAllocSize(n->json) + zmalloc_size(n->idx) + zmalloc_size(n->master_fields);
     }
     for (size_t i = 0; i < s->num_cgroups; i++) {
         streamCG *cg = s->cgroups[i];
@@ -521,7 +562,7 @@ int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id
     }
     lp += lpIntSize(numfields + 3 + (same ? 0 : numfields + 1));
 
-    nodeAppendEntry(n, &id, argv, numfields, same);
+    nodeAppendEntry(n, &id, argv, numfields);
     n->count++;
     n->last_id = id;
     n->lp_entries += (uint32_t)lp;
@@ -555,8 +596,9 @@ void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, c
     si->rev = rev;
     si->node = NULL;
     si->pos = 0;
-    si->fp = si->mf = NULL;
-    si->samefields = 0;
+    si->jpos = 0;
+    si->fp = NULL;
+    si->field_buf = si->value_buf = NULL;
     if (!rev) {
         idtreeSeek(&si->ni, &s->nodes, IDTREE_SEEK_LE, &si->start);
         if (!idtreeIterValid(&si->ni)) idtreeSeek(&si->ni, &s->nodes, IDTREE_SEEK_FIRST, NULL);
@@ -570,18 +612,20 @@ int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields) {
         if (!si->node) {
             if (!idtreeIterValid(&si->ni)) return 0;
             si->node = idtreeIterVal(&si->ni);
-            si->pos = si->rev ? si->node->used : 0;
+            si->pos = si->rev ? si->node->idx_used : 0;
+            si->jpos = si->rev ? sdslen(si->node->json) + 1 : 0;
         }
         streamNode *n = si->node;
-        uint32_t off;
+        size_t jlen, entry;
         if (!si->rev) {
-            if (si->pos >= n->used) {
+            if (si->pos >= n->idx_used) {
                 idtreeIterNext(&si->ni);
                 si->node = NULL;
                 continue;
             }
-            off = si->pos;
-            si->pos = nodeParseEntry(n, off, id, numfields, &si->samefields, &si->fp);
+            si->pos = nodeParseRecord(n, si->pos, id, numfields, &jlen);
+            entry = si->jpos;
+            si->jpos += jlen + 1;
             if (streamCompareID(id, &si->start) < 0) continue;
             if (streamCompareID(id, &si->end) > 0) return 0;
         } else {
@@ -590,60 +634,67 @@ int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields) {
                 si->node = NULL;
                 continue;
             }
-            off = nodeEntryStartBefore(n, si->pos);
-            si->pos = off;
-            nodeParseEntry(n, off, id, numfields, &si->samefields, &si->fp);
+            si->pos = nodeRecordBefore(n, si->pos);
+            nodeParseRecord(n, si->pos, id, numfields, &jlen);
+            entry = si->jpos - 1 - jlen;
+            si->jpos = entry;
             if (streamCompareID(id, &si->end) > 0) continue;
             if (streamCompareID(id, &si->start) < 0) return 0;
         }
-        if (si->samefields) {
-            si->mf = n->master_fields;
-            varintGet(&si->mf);
-        }
+        si->fp = entryFields(n->json + entry);
         return 1;
     }
 }
 
+/* The next field and value of the current entry. The pointers stay valid
+ * until the next call (or the next entry). */
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen, const unsigned char **value,
                             size_t *vlen) {
-    const unsigned char **fp = si->samefields ? &si->mf : &si->fp;
-    *flen = (size_t)varintGet(fp);
-    *field = *fp;
-    *fp += *flen;
-    *vlen = (size_t)varintGet(&si->fp);
-    *value = si->fp;
-    si->fp += *vlen;
+    readJSONBytes(&si->fp, &si->field_buf, field, flen);
+    readJSONBytes(&si->fp, &si->value_buf, value, vlen);
 }
 
-void streamIteratorStop(streamIterator *si) { (void)si; }
+void streamIteratorStop(streamIterator *si) {
+    if (si->field_buf) sdsfree(si->field_buf);
+    if (si->value_buf) sdsfree(si->value_buf);
+    si->field_buf = si->value_buf = NULL;
+}
 
-/* Finds the entry with this ID: its node and offset. Returns 0 if absent. */
-static int streamFindEntry(stream *s, const streamID *id, streamNode **node, uint32_t *off, uint32_t *end) {
+/* Where the entry with this ID is: its node, its index record [*roff,
+ * *rend) and its text [*joff, *joff + *jlen). Returns 0 if absent. */
+static int streamFindEntry(stream *s, const streamID *id, streamNode **node, uint32_t *roff, uint32_t *rend,
+                           size_t *joff, size_t *jlen) {
     idtreeIter it;
     idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
     if (!idtreeIterValid(&it)) return 0;
     streamNode *n = idtreeIterVal(&it);
     uint32_t pos = 0;
-    while (pos < n->used) {
+    size_t jpos = 0;
+    while (pos < n->idx_used) {
         streamID cur;
-        uint32_t next = nodeParseEntry(n, pos, &cur, NULL, NULL, NULL);
+        size_t len;
+        uint32_t next = nodeParseRecord(n, pos, &cur, NULL, &len);
         int cmp = streamCompareID(&cur, id);
         if (cmp == 0) {
             *node = n;
-            *off = pos;
-            *end = next;
+            *roff = pos;
+            *rend = next;
+            *joff = jpos;
+            *jlen = len;
             return 1;
         }
         if (cmp > 0) return 0;
         pos = next;
+        jpos += len + 1;
     }
     return 0;
 }
 
 int streamEntryExists(stream *s, const streamID *id) {
     streamNode *n;
-    uint32_t off, end;
-    return streamFindEntry(s, id, &n, &off, &end);
+    uint32_t roff, rend;
+    size_t joff, jlen;
+    return streamFindEntry(s, id, &n, &roff, &rend, &joff, &jlen);
 }
 
 int streamLastValidID(stream *s, streamID *id) {
@@ -672,9 +723,10 @@ static void streamRemoveNode(stream *s, streamNode *n) {
 /* Deletes the entry with this ID; returns 1 if it existed. */
 int streamDeleteItem(stream *s, const streamID *id) {
     streamNode *n;
-    uint32_t off, end;
-    if (!streamFindEntry(s, id, &n, &off, &end)) return 0;
-    nodeRemoveRange(n, off, end, 1);
+    uint32_t roff, rend;
+    size_t joff, jlen;
+    if (!streamFindEntry(s, id, &n, &roff, &rend, &joff, &jlen)) return 0;
+    nodeRemoveEntries(n, roff, rend, joff, jlen, 1);
     s->length--;
     if (n->count == 0) streamRemoveNode(s, n);
     return 1;
@@ -722,18 +774,21 @@ static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
 
         /* Remove single entries from the head of this node. */
         uint32_t pos = 0, k = 0;
-        while (pos < n->used) {
+        size_t text = 0; /* their JSON, commas included */
+        while (pos < n->idx_used) {
             if (args->trim_strategy == TRIM_STRATEGY_MAXLEN) {
                 if (s->length - k <= (uint64_t)args->maxlen) break;
             }
             streamID cur;
-            uint32_t next = nodeParseEntry(n, pos, &cur, NULL, NULL, NULL);
+            size_t jlen;
+            uint32_t next = nodeParseRecord(n, pos, &cur, NULL, &jlen);
             if (args->trim_strategy == TRIM_STRATEGY_MINID && streamCompareID(&cur, &args->minid) >= 0) break;
             pos = next;
+            text += jlen + 1;
             k++;
         }
         if (k) {
-            nodeRemoveRange(n, 0, pos, k);
+            nodeRemoveEntries(n, 0, pos, 0, text - 1, k);
             s->length -= k;
             deleted += k;
         }
@@ -1840,7 +1895,7 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
 /* {"length":..,"last_id":..,"first_id":..,"max_deleted_id":..,
  *  "entries_added":..,"entries":[...],"groups":[...]} */
 sds streamCatJSON(sds out, const stream *cs) {
-    stream *s = (stream *)cs; /* only the JSON caches change */
+    stream *s = (stream *)cs; /* consumers cache their names' JSON */
     out = sdscatlen(out, "{\"length\":", 10);
     out = jsonCatU64(out, s->length);
     out = sdscatlen(out, ",\"last_id\":", 11);
@@ -1852,17 +1907,11 @@ sds streamCatJSON(sds out, const stream *cs) {
     out = sdscatlen(out, ",\"entries_added\":", 17);
     out = jsonCatU64(out, s->entries_added);
     out = sdscatlen(out, ",\"entries\":[", 12);
-    streamNode *tail = NULL;
-    idtreeLast(&s->nodes, NULL, (void **)&tail);
-    /* Refresh the caches first, so the output grows once: the commit cost
-     * is then one copy of each cache. */
+    /* Each node holds its entries' JSON: size the output once, then copy. */
     size_t total = 0;
     idtreeIter it;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
-        streamNode *n = idtreeIterVal(&it);
-        nodeRefreshJSON(n, n == tail);
-        total += sdslen(n->json) + 1;
-    }
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
+        total += sdslen(((streamNode *)idtreeIterVal(&it))->json) + 1;
     out = sdsMakeRoomFor(out, total + 64);
     int first = 1;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {

@@ -21,29 +21,30 @@
  * Types
  * --------------------------------------------------------------------- */
 
-/* A run of consecutive entries, the counterpart of one Redis listpack.
- * Entries are delta-encoded against master_id; see "Node encoding" in
- * t_stream.c. Deleted entries are removed from data at once (Redis only
- * flags them), but `deleted` remembers them because Redis's rule for
- * starting a new node counts them. */
+/* A run of consecutive entries, the counterpart of one Redis listpack,
+ * stored as the state document's JSON text plus a binary index (see
+ * "Node encoding" in t_stream.c). `deleted` remembers entries removed
+ * since the node was created, because Redis's rule for starting a new
+ * node counts them. */
 typedef struct streamNode {
     streamID master_id;     /* first entry ever appended: the idtree key */
     streamID last_id;       /* last entry ever appended, deleted or not
                              * (Redis's MINID trim looks at it) */
-    unsigned char *data;    /* packed live entries */
-    uint32_t used;          /* bytes of data in use */
-    uint32_t alloc;         /* bytes allocated for data */
+    sds json;               /* the live entries' JSON, comma separated,
+                             * exactly as in the document */
+    unsigned char *idx;     /* one record per live entry: ID, field count,
+                             * length of its JSON */
+    uint32_t idx_used;      /* bytes of idx in use */
+    uint32_t idx_alloc;     /* bytes allocated for idx */
     uint32_t count;         /* live entries */
     uint32_t deleted;       /* entries removed since the node was created */
     uint32_t lp_fixed;      /* emulated Redis listpack size, fixed part:
                              * header, master fields and terminator */
     uint32_t lp_entries;    /* emulated listpack bytes of every entry ever
                              * appended (Redis never shrinks a listpack) */
-    unsigned char *master_fields; /* fields of the first entry: varint n,
-                                   * then n x (varint len, bytes) */
-    sds json;               /* cached JSON of the entries before json_off
-                             * (comma separated), NULL when invalid */
-    uint32_t json_off;      /* data offset the cache covers */
+    unsigned char *master_fields; /* field names of the first entry, for
+                                   * listpack's same-fields compression:
+                                   * varint n, then n x (varint len, bytes) */
 } streamNode;
 
 typedef struct streamCG streamCG;
@@ -108,11 +109,13 @@ typedef struct streamIterator {
     int rev;                       /* iterating from end to start */
     idtreeIter ni;                 /* position in the node index */
     streamNode *node;              /* node being scanned, NULL before the first */
-    uint32_t pos;                  /* forward: offset of the next entry;
-                                    * reverse: end offset of the next entry */
-    const unsigned char *fp;       /* next field or value of the current entry */
-    const unsigned char *mf;       /* next master field (same-fields entries) */
-    int samefields;                /* current entry uses the master fields */
+    uint32_t pos;                  /* forward: offset of the next index record;
+                                    * reverse: end of the next record */
+    size_t jpos;                   /* forward: text offset of the next entry;
+                                    * reverse: of the entry just returned */
+    const char *fp;                /* next field or value in the entry's JSON */
+    sds field_buf;                 /* decoded field, when not plain text */
+    sds value_buf;                 /* decoded value, when not plain text */
 } streamIterator;
 
 /* ------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #                              (versions pinned by package-lock.json)
 #   clang, libclang-rt-14-dev  the libFuzzer target (make fuzz)
 #   valgrind                   make valgrind-test
+#   procps                     kill and ps (a minimal Debian lacks them)
 # The S3 suite (tests/s3/rgw.sh) installs the Ceph packages it needs itself.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +30,9 @@ need_cmd node nodejs
 need_cmd npm npm
 need_cmd valgrind valgrind
 need_cmd clang clang
+need_cmd ps procps
+# The kill *program* (the harnesses exec it; the shell builtin is not enough).
+[ -x /usr/bin/kill ] || [ -x /bin/kill ] || missing="$missing procps"
 [ -x /usr/bin/python3 ] || missing="$missing python3"
 /usr/bin/python3 -c 'import redis' 2>/dev/null || missing="$missing python3-redis"
 # libFuzzer's runtime is only a Recommends of clang on Debian.

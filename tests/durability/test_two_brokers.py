@@ -62,13 +62,14 @@ def main():
     a = Casq(PORT_A, datadir, logname="a.log").start()
     # A client blocked on A before the take-over must stay blocked through
     # A's reload (blocked clients wait on key names, not on objects).
-    ra0 = a.client(socket_timeout=60)
+    ra0 = a.client(socket_timeout=120)
     ra0.xgroup_create(b"idle", b"g", id="$", mkstream=True)
+    blocked_id = ra0.client_id()
     blocked_result = {}
 
     def blocked_reader():
         try:
-            blocked_result["reply"] = ra0.xreadgroup(b"g", b"c1", {b"idle": ">"}, block=4000)
+            blocked_result["reply"] = ra0.xreadgroup(b"g", b"c1", {b"idle": ">"}, block=0)
         except Exception as e:  # noqa: BLE001
             blocked_result["error"] = str(e)
 
@@ -93,17 +94,20 @@ def main():
     check(blocked.is_alive() and ra.info("clients")["blocked_clients"] == 1,
           "twob: a client blocked on the deposed process stays blocked through its reload",
           f"{blocked_result}")
+    ra.client_unblock(blocked_id)  # as a timeout
     blocked.join()
-    check(blocked_result == {"reply": []}, "twob: ... and then times out normally", f"{blocked_result}")
+    check(blocked_result == {"reply": []}, "twob: ... and is still a working blocked client (CLIENT UNBLOCK)",
+          f"{blocked_result}")
     check(info_b["broker_role"] == "broker" and info_b["broker_epoch"] == 2,
           "twob: the second process took over (broker, epoch 2)", f"{info_b['broker_role']} {info_b['broker_epoch']}")
     check(info_a["broker_role"] == "follower", "twob: the first process stepped down", info_a["broker_role"])
     check(info_a["commit_conflicts"] >= 1, "twob: the first process saw a CAS conflict")
-    check(len(a_errors_before_switch) > 0 and all("TRYAGAIN" in m for m in a_errors_before_switch),
-          "twob: writes to the deposed process fail with an error",
-          f"{a_errors_before_switch[:2]}")
+    # TRYAGAIN (conflict, then "not the broker"), or LOADING while it reloads.
+    odd = [m for m in a_errors_before_switch if not m.startswith(("TRYAGAIN", "LOADING"))]
+    check(any(m.startswith("TRYAGAIN") for m in a_errors_before_switch) and not odd,
+          "twob: writes to the deposed process fail with an error", f"{odd[:2] or a_errors_before_switch[:2]}")
     if a_errors_before_switch:
-        kinds = sorted({m.split(":")[0] for m in a_errors_before_switch})
+        kinds = sorted({m.split(":")[0].split(" the ")[0] for m in a_errors_before_switch})
         print(f"#   errors on A: {kinds}")
     try:
         ra.xadd(b"jobs", {b"late": b"1"})

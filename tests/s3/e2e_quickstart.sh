@@ -7,7 +7,7 @@
 # The shell blocks between the quickstart:begin/end markers are run as one
 # bash script, with only these mechanical substitutions so that the run
 # cannot collide with anything else on the machine:
-#   casq-server / redis-cli   get `--port P` / `-p P` (P free in 30000-30999)
+#   casq-server / redis-cli   get `--port P` / `-p P` (P free in E2E_PORT_BASE+900..999)
 #   s3://casq-test/queue.json a fresh key in the same bucket
 #   http://127.0.0.1:22480    $S3_ENDPOINT (the same unless RGW_PORT moved)
 # It runs in a temporary directory where ./src points at the repository's
@@ -34,7 +34,8 @@ check() { # name cond-exit-status [detail]
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 PORT=
-for p in $(seq $((30900 + $$ % 50)) 30999); do
+BASE=${E2E_PORT_BASE:-30000}
+for p in $(seq $((BASE + 900 + $$ % 50)) $((BASE + 999))); do
     if port_free "$p"; then PORT=$p; break; fi
 done
 [ -n "$PORT" ] || { echo "no free port"; echo "0 passed, 1 failed"; exit 1; }

@@ -584,29 +584,52 @@ static void testStreamHostileJSON(void) {
     cJSON_Delete(doc);
 }
 
-/* The JSON cache: appending after a commit encodes only the new entries,
- * deleting invalidates the node; the document always equals a fresh
- * encoding. */
-static void testStreamJSONCache(void) {
+/* Nodes hold the document's JSON text: after appends and deletions
+ * anywhere in a node (first, middle, last entry) the document still
+ * reloads to the same stream, and a node's text is exactly its entries. */
+static void testStreamNodeText(void) {
     stream *s = streamNew();
-    sds fv[2] = {sdsnew("f"), sdsnew("v")};
+    sds fv[4] = {sdsnew("f"), sdsnew("v"), sdsnew("g"), sdsnewlen("\0\xff\"q\\\n", 6)};
     for (int i = 1; i <= 250; i++) {
         streamID id = {(uint64_t)i, 0};
-        streamAppendItem(s, fv, 1, NULL, &id, 1);
+        streamAppendItem(s, fv, i % 3 ? 1 : 2, NULL, &id, 1);
         if (i % 37 == 0) tsCheckRoundTrip(s);
     }
     streamNode *first = NULL;
     idtreeFirst(&s->nodes, NULL, (void **)&first);
-    sds j = tsStreamJSON(s);
-    TS_ASSERT(first->json != NULL && first->json_off == first->used);
-    sdsfree(j);
-    streamID del = {5, 0};
-    streamDeleteItem(s, &del);
-    TS_ASSERT(first->json == NULL);
-    s->max_deleted_entry_id = del;
-    tsCheckRoundTrip(s);
-    sdsfree(fv[0]);
-    sdsfree(fv[1]);
+    const char *expect = "[\"1-0\",\"f\",\"v\"],[\"2-0\"";
+    TS_ASSERT(strncmp(first->json, expect, strlen(expect)) == 0);
+    uint64_t dels[] = {1, 50, 100, 2, 99, 101, 250, 249, 150};
+    for (size_t k = 0; k < sizeof(dels) / sizeof(dels[0]); k++) {
+        streamID del = {dels[k], 0};
+        TS_ASSERT(streamDeleteItem(s, &del) == 1);
+        if (streamCompareID(&del, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = del;
+        streamID firstid = {0, 0};
+        idtreeIter it;
+        idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL);
+        if (idtreeIterValid(&it)) {
+            streamNode *n = idtreeIterVal(&it);
+            sds copy = sdsnewlen(n->json, strcspn(n->json + 2, "\"") + 2);
+            streamIDFromString(copy + 2, sdslen(copy) - 2, &firstid);
+            sdsfree(copy);
+        }
+        s->first_id = firstid;
+        tsCheckRoundTrip(s);
+    }
+    /* Values with escapes and NULs read back byte for byte. */
+    streamIterator si;
+    streamID id3 = {3, 0};
+    streamIteratorStart(&si, s, &id3, &id3, 0);
+    streamID got;
+    int64_t nf;
+    TS_ASSERT(streamIteratorGetID(&si, &got, &nf) && nf == 2);
+    const unsigned char *f, *v;
+    size_t fl, vl;
+    streamIteratorGetField(&si, &f, &fl, &v, &vl);
+    streamIteratorGetField(&si, &f, &fl, &v, &vl);
+    TS_ASSERT(fl == 1 && f[0] == 'g' && vl == 6 && memcmp(v, "\0\xff\"q\\\n", 6) == 0);
+    streamIteratorStop(&si);
+    for (int k = 0; k < 4; k++) sdsfree(fv[k]);
     freeStream(s);
 }
 
@@ -624,7 +647,7 @@ int test_stream(void) {
     testStreamNodesLikeRedis();
     testStreamGroupsRoundTrip();
     testStreamHostileJSON();
-    testStreamJSONCache();
+    testStreamNodeText();
 
     server.cfg.stream_node_max_entries = saved_entries;
     server.cfg.stream_node_max_bytes = saved_bytes;
