@@ -746,9 +746,27 @@ static void setProtocolError(client *c, const char *errstr) {
 
 static void ensureArgv(client *c, int n) {
     if (c->argv_len >= n) return;
-    c->argv_len = n < 1024 ? n : 1024;
-    if (c->argv_len < n) c->argv_len = n;
+    c->argv_len = n;
     c->argv = zrealloc(c->argv, sizeof(sds) * (size_t)c->argv_len);
+}
+
+/* Finds the CRLF-terminated "*<count>" or "$<len>" line at qb_pos. Returns 1
+ * with line and linelen set (prefix included, CRLF not), 0 when more input is
+ * needed, -1 after a protocol error (no length needs that many bytes). */
+static int findLengthLine(client *c, const char *what, char **line, size_t *linelen) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *cr = memchr(start, '\r', avail);
+    if (!cr) {
+        if (avail <= PROTO_INLINE_MAX_SIZE) return 0;
+        addReplyErrorFormat(c, "Protocol error: too big %s count string", what);
+        setProtocolError(c, "too big count string");
+        return -1;
+    }
+    if ((size_t)(cr - start) + 1 >= avail) return 0; /* the \n is not here yet */
+    *line = start;
+    *linelen = (size_t)(cr - start);
+    return 1;
 }
 
 static int processInlineBuffer(client *c) {
@@ -785,19 +803,12 @@ static int processInlineBuffer(client *c) {
  * complete, C_ERR when more data is needed or on a protocol error. */
 static int processMultibulkBuffer(client *c) {
     long long ll;
+    char *line;
+    size_t linelen;
     if (c->multibulklen == 0) {
-        char *start = c->querybuf + c->qb_pos;
-        size_t avail = sdslen(c->querybuf) - c->qb_pos;
-        char *newline = memchr(start, '\r', avail);
-        if (!newline) {
-            if (avail > PROTO_INLINE_MAX_SIZE) {
-                addReplyError(c, "Protocol error: too big mbulk count string");
-                setProtocolError(c, "too big mbulk count string");
-            }
-            return C_ERR;
-        }
-        if (newline + 1 - (c->querybuf) >= (ssize_t)sdslen(c->querybuf)) return C_ERR; /* need \n */
-        int ok = string2ll(start + 1, (size_t)(newline - (start + 1)), &ll);
+        int found = findLengthLine(c, "mbulk", &line, &linelen);
+        if (found <= 0) return C_ERR;
+        int ok = string2ll(line + 1, linelen - 1, &ll);
         if (!ok || ll > INT_MAX) {
             addReplyError(c, "Protocol error: invalid multibulk length");
             setProtocolError(c, "invalid mbulk count");
@@ -807,31 +818,22 @@ static int processMultibulkBuffer(client *c) {
             setProtocolError(c, "unauth mbulk count");
             return C_ERR;
         }
-        c->qb_pos = (size_t)(newline - c->querybuf) + 2;
+        c->qb_pos += linelen + 2;
         if (ll <= 0) return C_OK; /* empty request: skipped by the caller */
         c->multibulklen = (long)ll;
         ensureArgv(c, (int)(ll < 1024 ? ll : 1024));
     }
     while (c->multibulklen) {
         if (c->bulklen == -1) {
-            char *start = c->querybuf + c->qb_pos;
-            size_t avail = sdslen(c->querybuf) - c->qb_pos;
-            char *newline = memchr(start, '\r', avail);
-            if (!newline) {
-                if (avail > PROTO_INLINE_MAX_SIZE) {
-                    addReplyError(c, "Protocol error: too big bulk count string");
-                    setProtocolError(c, "too big bulk count string");
-                    return C_ERR;
-                }
-                break;
-            }
-            if (newline + 1 - c->querybuf >= (ssize_t)sdslen(c->querybuf)) break;
-            if (start[0] != '$') {
-                addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", start[0]);
+            int found = findLengthLine(c, "bulk", &line, &linelen);
+            if (found < 0) return C_ERR;
+            if (found == 0) break;
+            if (line[0] != '$') {
+                addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", line[0]);
                 setProtocolError(c, "expected $ but got something else");
                 return C_ERR;
             }
-            int ok = string2ll(start + 1, (size_t)(newline - (start + 1)), &ll);
+            int ok = string2ll(line + 1, linelen - 1, &ll);
             if (!ok || ll < 0 || (!(c->flags & CLIENT_FAKE) && ll > server.cfg.proto_max_bulk_len)) {
                 addReplyError(c, "Protocol error: invalid bulk length");
                 setProtocolError(c, "invalid bulk length");
@@ -841,7 +843,7 @@ static int processMultibulkBuffer(client *c) {
                 setProtocolError(c, "unauth bulk length");
                 return C_ERR;
             }
-            c->qb_pos = (size_t)(newline - c->querybuf) + 2;
+            c->qb_pos += linelen + 2;
             c->bulklen = ll;
             /* Big arguments: make room at once so the read lands in place. */
             if (ll >= PROTO_MBULK_BIG_ARG) c->querybuf = sdsMakeRoomFor(c->querybuf, (size_t)ll + 2);
