@@ -66,3 +66,4 @@ W void commitBeforeSleep(void) {
 W void commitCron(void) {}
 W sds commitInfoString(sds s) { return s; }
 W int commitFlushAndClose(void) { return C_OK; }
+W uint64_t commitCoveredSeq(void) { return server.durable_seq; }

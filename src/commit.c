@@ -760,6 +760,15 @@ static void commitStateFree(commitState *cs) {
     zfree(cs);
 }
 
+/* commitInit failed: nothing of the module stays behind. */
+static int commitInitFailed(void) {
+    if (server.store) storeClose(server.store);
+    server.store = NULL;
+    if (server.commit) commitStateFree(server.commit);
+    server.commit = NULL;
+    return C_ERR;
+}
+
 int commitInit(sds *err) {
     if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
     sds url;
@@ -792,7 +801,7 @@ int commitInit(sds *err) {
      * node writing in between makes the CAS fail: load again. */
     int attempt;
     for (attempt = 0; attempt < COMMIT_START_ATTEMPTS; attempt++) {
-        if (commitInitLoad(cs, err) != C_OK) return C_ERR;
+        if (commitInitLoad(cs, err) != C_OK) return commitInitFailed();
         cs->is_broker = 1;
         cs->takeover_pending = 1;
         commitStart(cs);
@@ -801,7 +810,7 @@ int commitInit(sds *err) {
         if (outcome == COMMIT_FAILED) {
             *err = sdscatprintf(sdsempty(), "Can't write the state document %s: %s", server.store->location,
                                 cs->last_error);
-            return C_ERR;
+            return commitInitFailed();
         }
         serverLog(LL_WARNING, "Another node wrote %s while this one was starting (%s); loading it again",
                   server.store->location, cs->last_error);
@@ -810,7 +819,7 @@ int commitInit(sds *err) {
         *err = sdscatprintf(sdsempty(), "Can't take over the state document %s: %d attempts lost the CAS to other "
                                         "nodes",
                             server.store->location, COMMIT_START_ATTEMPTS);
-        return C_ERR;
+        return commitInitFailed();
     }
     cs->starting = 0;
     server.loading = 0;
@@ -953,4 +962,10 @@ sds commitInfoString(sds s) {
                      cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);
     return s;
+}
+
+uint64_t commitCoveredSeq(void) {
+    commitState *cs = server.commit;
+    if (cs && cs->in_flight && cs->flight_seq > server.durable_seq) return cs->flight_seq;
+    return server.durable_seq;
 }

@@ -3,6 +3,8 @@
 #ifndef CASQ_COMMIT_H
 #define CASQ_COMMIT_H
 
+#include <stdint.h>
+
 #include "sds.h"
 
 /* Opens the configured store and loads the document into the databases,
@@ -18,6 +20,11 @@ void commitBeforeSleep(void);
 
 /* Called from serverCron: commit-timeout enforcement, retries. */
 void commitCron(void);
+
+/* The change sequence the commit in flight will make durable, or
+ * server.durable_seq when none is in flight. Every change after it is
+ * covered by the next commit to start. */
+uint64_t commitCoveredSeq(void);
 
 /* Appends INFO `# Persistence` fields. */
 sds commitInfoString(sds s);

@@ -522,8 +522,7 @@ static void checkClientOutputBufferLimits(client *c) {
     freeClientAsync(c);
 }
 
-static replyBlock *newReplyBlock(size_t need) {
-    size_t size = need > PROTO_REPLY_CHUNK_BYTES ? need : PROTO_REPLY_CHUNK_BYTES;
+static replyBlock *newReplyBlock(size_t size) {
     replyBlock *b = zmalloc(sizeof(*b) + size);
     b->next = NULL;
     b->size = size;
@@ -533,16 +532,33 @@ static replyBlock *newReplyBlock(size_t need) {
     return b;
 }
 
-/* Moves the running command's reply into the FIFO. A reply that needs less
- * than the tail block can share it: it could not overtake the tail anyway. */
+/* Where a reply goes in the FIFO. It may share the tail block when the
+ * tail needs at least as much (it could not overtake the tail anyway), or
+ * when neither is covered by a commit in flight: the next commit to start
+ * covers every change made so far, so both are released by that same commit
+ * and raising the tail's need_seq delays nothing. */
+static replyBlock *replyTailFor(client *c, uint64_t need_seq, size_t len) {
+    replyBlock *tail = c->reply_tail;
+    if (!tail || tail->size - tail->used < len) return NULL;
+    if (tail->need_seq >= need_seq) return tail;
+    uint64_t covered = commitCoveredSeq();
+    if (tail->need_seq <= covered) return NULL;
+    tail->need_seq = need_seq;
+    return tail;
+}
+
+/* Moves the running command's reply into the FIFO. New blocks start small
+ * and double while replies keep sharing them, so a client waiting on one
+ * small reply at a time does not pin a whole chunk. */
 void clientCommitReply(client *c, uint64_t need_seq) {
     size_t len = sdslen(c->pending);
     if (len == 0) return;
-    replyBlock *tail = c->reply_tail;
-    if (tail && tail->need_seq < need_seq) tail = NULL;
-    if (tail && tail->size - tail->used < len) tail = NULL;
+    replyBlock *tail = replyTailFor(c, need_seq, len);
     if (!tail) {
-        tail = newReplyBlock(len);
+        size_t size = 512;
+        if (c->reply_tail && c->reply_tail->need_seq >= need_seq) size = c->reply_tail->size * 2;
+        if (size > PROTO_REPLY_CHUNK_BYTES) size = PROTO_REPLY_CHUNK_BYTES;
+        tail = newReplyBlock(len > size ? len : size);
         tail->need_seq = need_seq;
         if (c->reply_tail) c->reply_tail->next = tail;
         else c->reply = tail;
@@ -583,54 +599,7 @@ void releaseHeldReplies(void) {
 
 /* A commit failed for good: every reply that waited on it was never
  * acknowledged, so each becomes `err`. Replies already sendable stay. */
-void failHeldReplies(const char *err) {
-    size_t errlen = strlen(err);
-    listNode *ln = listFirst(server.clients_waiting_commit), *next;
-    for (; ln; ln = next) {
-        next = ln->next;
-        client *c = ln->value;
-        replyBlock **pp = &c->reply, *prev = NULL;
-        while (*pp && (*pp)->need_seq <= server.durable_seq) {
-            prev = *pp;
-            pp = &(*pp)->next;
-        }
-        int n = 0;
-        replyBlock *b = *pp;
-        while (b) {
-            replyBlock *bn = b->next;
-            /* A partly written head block cannot be replaced. */
-            if (b == c->reply && c->sentlen) {
-                prev = b;
-                pp = &b->next;
-            } else {
-                n += b->nreplies;
-                c->reply_bytes -= b->used;
-                zfree(b);
-            }
-            b = bn;
-        }
-        *pp = NULL;
-        c->reply_tail = prev;
-        if (!prev) c->reply = NULL;
-        if (n) {
-            replyBlock *eb = newReplyBlock(errlen * (size_t)n);
-            for (int i = 0; i < n; i++) {
-                memcpy(eb->buf + eb->used, err, errlen);
-                eb->used += errlen;
-            }
-            eb->nreplies = n;
-            eb->need_seq = 0;
-            if (c->reply_tail) c->reply_tail->next = eb;
-            else c->reply = eb;
-            c->reply_tail = eb;
-            c->reply_bytes += eb->used;
-            server.stat_total_error_replies += n;
-        }
-        listDelNode(server.clients_waiting_commit, ln);
-        c->held_node = NULL;
-        if (c->reply) clientMarkPendingWrite(c);
-    }
-}
+void failHeldReplies(const char *err) { failHeldRepliesUpTo(UINT64_MAX, err); }
 
 /* ========================================================================
  * Writing

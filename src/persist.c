@@ -60,8 +60,8 @@ struct persistCache {
 
 /* Keyed by the object's address. An address can be reused by a new object
  * after the old one is freed, but never with the old mod_seq: every change
- * stamps a fresh change_seq, and only loading creates objects with
- * mod_seq 0 -- and loading resets the cache. */
+ * stamps a fresh change_seq (loading too, and it resets the cache), and
+ * mod_seq 0 -- an object nobody stamped -- is never cached. */
 static uint64_t ptrHash(const void *key) {
     uintptr_t p = (uintptr_t)key;
     return dictGenHashFunction(&p, sizeof(p));
@@ -127,7 +127,7 @@ static void cacheSweep(persistCache *pc) {
 /* Appends the STREAM object of o, from the cache when the key did not
  * change since it was cached. */
 static sds encodeValue(sds out, robj *o, persistCache *pc, size_t *used) {
-    if (!pc) return streamCatJSON(out, o->ptr);
+    if (!pc || o->mod_seq == 0) return streamCatJSON(out, o->ptr);
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
     if (e && e->mod_seq == o->mod_seq) {
         e->gen = pc->gen;
@@ -596,6 +596,10 @@ void persistInstall(persistState *ps) {
         freeStream(o->ptr);
         o->ptr = k->s;
         k->s = NULL;
+        /* Stamped with the load (a change emptyData just made): an object
+         * is never left at mod_seq 0, which an object someone forgot to
+         * stamp would also have -- the encode cache tells them apart. */
+        o->mod_seq = server.change_seq;
         dbAdd(db, k->key, o);
         if (k->has_ttl) setExpire(db, k->key, k->when);
     }

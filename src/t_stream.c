@@ -211,7 +211,6 @@ static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
 
 /* Appends an entry: its JSON to the text, its record to the index. */
 static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields) {
-    size_t before = sdslen(n->json);
     if (n->count) n->json = sdscatlen(n->json, ",", 1);
     size_t start = sdslen(n->json);
     n->json = sdscatlen(n->json, "[", 1);
@@ -222,7 +221,6 @@ static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_
     }
     n->json = sdscatlen(n->json, "]", 1);
     uint64_t jlen = sdslen(n->json) - start;
-    (void)before;
 
     uint64_t msd = id->ms - n->master_id.ms;
     uint64_t seq = msd == 0 ? id->seq - n->master_id.seq : id->seq;

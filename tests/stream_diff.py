@@ -24,7 +24,10 @@ Commands whose 7.0 behaviour differs by design (XREAD "+", HELP texts,
 blocking edge cases) are not generated.
 
 Usage: tests/stream_diff.py [--seed N] [--count N] [--casq PATH]
-                            [--redis PATH] [--verbose]
+                            [--redis PATH] [--base-port N] [--verbose]
+The casq binary defaults to $CASQ_BIN, else src/casq-server. Ports: redis
+gets a free one in [base, base+100), casq in [base+100, base+200); the base
+is --base-port, else $STREAM_DIFF_BASE_PORT, else 23000.
 Prints mismatches; the last line is "N passed, N failed"; exits non-zero on
 any mismatch.
 """
@@ -584,15 +587,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seed', type=int, default=20240601)
     ap.add_argument('--count', type=int, default=20000)
-    ap.add_argument('--casq', default=os.path.join(ROOT, 'src', 'casq-server'))
+    ap.add_argument('--casq', default=os.environ.get('CASQ_BIN') or os.path.join(ROOT, 'src', 'casq-server'))
     ap.add_argument('--redis', default=shutil.which('redis-server') or '/usr/bin/redis-server')
+    ap.add_argument('--base-port', type=int, default=int(os.environ.get('STREAM_DIFF_BASE_PORT', '23000')))
     ap.add_argument('--verbose', action='store_true')
     ap.add_argument('--max-report', type=int, default=30, help='mismatches printed in full')
     opts = ap.parse_args()
 
     print('stream_diff: seed %d, %d commands' % (opts.seed, opts.count), flush=True)
-    rport = free_port(23000, 23100)
-    cport = free_port(23100, 23200)
+    rport = free_port(opts.base_port, opts.base_port + 100)
+    cport = free_port(opts.base_port + 100, opts.base_port + 200)
     tmp = tempfile.mkdtemp(prefix='casq-stream-diff-')
     procs = []
     try:

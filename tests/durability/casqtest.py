@@ -36,6 +36,27 @@ def _kill_leftovers():
             c.proc.wait()
 
 
+def pick_port(base, span=10, avoid=()):
+    """A free port in [base, base + span), tried in random order: the same
+    suite run from two checkouts at once (CI and a developer) then rarely
+    collides, and never silently (Casq.wait_ready checks the pid)."""
+    import random
+    import socket
+
+    ports = list(range(base, base + span))
+    random.shuffle(ports)
+    for p in ports:
+        if p in avoid:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", p))
+                return p
+            except OSError:
+                continue
+    raise RuntimeError(f"no free port in {base}..{base + span - 1}")
+
+
 def check(ok, name, why=""):
     """Records one check; returns ok."""
     if ok:

@@ -15,9 +15,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, run_casq_expect_exit  # noqa: E402
+from casqtest import Casq, check, finish, pick_port, run_casq_expect_exit  # noqa: E402
 
-PORT = int(os.environ.get("BADDOC_PORT", "26120"))
+PORT = int(os.environ.get("BADDOC_PORT", "0")) or pick_port(26120)
 
 
 def good_document(workdir):

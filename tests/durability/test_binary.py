@@ -17,9 +17,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, doc_bytes, finish, load_document  # noqa: E402
+from casqtest import Casq, check, doc_bytes, finish, load_document, pick_port  # noqa: E402
 
-PORT = int(os.environ.get("BINARY_PORT", "26150"))
+PORT = int(os.environ.get("BINARY_PORT", "0")) or pick_port(26150)
 
 NASTY = [
     b"\x00",

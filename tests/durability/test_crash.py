@@ -29,9 +29,9 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, document_streams, finish, load_document, stream_entries  # noqa: E402
+from casqtest import Casq, check, document_streams, finish, load_document, pick_port, stream_entries  # noqa: E402
 
-PORT = int(os.environ.get("CRASH_PORT", "26100"))
+PORT = int(os.environ.get("CRASH_PORT", "0")) or pick_port(26100)
 KILLS = int(os.environ.get("CRASH_KILLS", "25"))
 PUSHERS = 4
 WORKERS = 2

@@ -18,9 +18,9 @@ import threading
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, document_streams, finish, load_document, skip, stream_entries  # noqa: E402
+from casqtest import Casq, check, document_streams, finish, load_document, pick_port, skip, stream_entries  # noqa: E402
 
-PORT = int(os.environ.get("FULLDISK_PORT", "26130"))
+PORT = int(os.environ.get("FULLDISK_PORT", "0")) or pick_port(26130)
 VALUE = b"x" * 1000
 
 

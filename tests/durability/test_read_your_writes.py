@@ -26,9 +26,9 @@ import threading
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, document_streams, finish, load_document  # noqa: E402
+from casqtest import Casq, check, document_streams, finish, load_document, pick_port  # noqa: E402
 
-PORT = int(os.environ.get("RYW_PORT", "26110"))
+PORT = int(os.environ.get("RYW_PORT", "0")) or pick_port(26110)
 WRITES = 30
 KEY = b"jobs"
 

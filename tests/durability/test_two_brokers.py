@@ -21,10 +21,10 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, document_streams, finish, load_document, stream_entries  # noqa: E402
+from casqtest import Casq, check, document_streams, finish, load_document, pick_port, stream_entries  # noqa: E402
 
-PORT_A = int(os.environ.get("TWOB_PORT", "26140"))
-PORT_B = PORT_A + 1
+PORT_A = int(os.environ.get("TWOB_PORT", "0")) or pick_port(26140)
+PORT_B = pick_port(26140, avoid=(PORT_A,))
 
 lock = threading.Lock()
 acked = {}  # id -> (node, fields)
@@ -90,7 +90,17 @@ def main():
         t.join()
 
     ra, rb = a.client(), b.client()
-    info_a, info_b = ra.info("persistence"), rb.info("persistence")
+
+    def settled_info(r):
+        """INFO persistence once the node is not reloading (a follower
+        reloads after refusing a write)."""
+        while True:
+            info = r.info("persistence")
+            if not info["loading"]:
+                return info
+            time.sleep(0.01)
+
+    info_a, info_b = settled_info(ra), settled_info(rb)
     check(blocked.is_alive() and ra.info("clients")["blocked_clients"] == 1,
           "twob: a client blocked on the deposed process stays blocked through its reload",
           f"{blocked_result}")
@@ -110,7 +120,12 @@ def main():
         kinds = sorted({m.split(":")[0] for m in a_errors_before_switch})
         print(f"#   errors on A: {kinds}")
     try:
-        ra.xadd(b"jobs", {b"late": b"1"})
+        while True:
+            try:
+                ra.xadd(b"jobs", {b"late": b"1"})
+                break
+            except redis.BusyLoadingError:
+                time.sleep(0.01)
         check(False, "twob: a write to the follower is refused")
     except redis.ResponseError as e:
         check("not the broker" in str(e), "twob: a write to the follower is refused, naming the broker", str(e))

@@ -157,7 +157,12 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             raise ValueError("chunked request bodies are not supported")
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        body = self.rfile.read(length) if length else b""
+        if len(body) != length:
+            # The client died mid-upload: forwarding the short body under the
+            # original Content-Length would leave the upstream waiting.
+            raise ConnectionAbortedError("request body truncated")
+        return body
 
     def reply(self, status, body, headers=(), reason=None):
         self.send_response_only(status, reason)
