@@ -126,7 +126,9 @@ $(BUILD)/tests:
 test-deps:
 	@./tests/install-deps.sh
 
-test: test-deps all $(UNIT_BIN) fuzz-build
+# The tools first (clang for the fuzzer comes from there), then the builds.
+test: test-deps
+	@$(MAKE) --no-print-directory all unit-tests fuzz-build
 	@$(RUN_TESTS) $(TEST_SUITES)
 
 test-unit: $(UNIT_BIN)
@@ -149,7 +151,7 @@ SAN := address,undefined
 test-sanitize:
 	@$(MAKE) --no-print-directory SANITIZE=$(SAN) build/san/casq-server build/san/tests/unit-tests
 	@CASQ_BIN=$(abspath build/san/casq-server) UNIT_BIN=$(abspath build/san/tests/unit-tests) \
-		CASQ_SANITIZE=1 tests/run_all.sh unit tcl integration
+		CASQ_SANITIZE=1 TEST_LOG_DIR=$(abspath build/test-logs/san) tests/run_all.sh unit tcl integration
 
 valgrind-test: all
 	@CASQ_BIN=$(abspath $(BIN)) tests/run_all.sh valgrind

@@ -17,7 +17,7 @@
 #
 # Every measurement is repeated REPEAT times (servers interleaved within a
 # round, so background noise hits all of them alike); the table shows the
-# median and the spread ((max-min)/median) of the repeats.
+# median of the repeats and ± half their range, in % of the median.
 #
 # Environment knobs:
 #   REPEAT=3         repeats of every measurement
@@ -54,6 +54,57 @@ CASQ_BUILT=${CASQ_BIN:-$ROOT/build/release/casq-server}
 WORKER=$ROOT/build/bench/worker_loop
 
 die() { echo "bench_streams: $*" >&2; exit 1; }
+
+# ------------------------------------------------------------------------
+# Table: medians, spread, ratios
+# ------------------------------------------------------------------------
+printTable() {
+    awk -F'\t' -v servers="$SERVERS" '
+function median(key,    n, i, j, t, a) {
+    n = split(vals[key], a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    lo[key] = a[1]; hi[key] = a[n]
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ratio(x, y) { return (x == "" || y == "" || y + 0 == 0) ? "-" : sprintf("%.2f", x / y) }
+{
+    if (!($1 in seen)) { seen[$1] = 1; order[++ntests] = $1 }
+    vals[$1 SUBSEP $2] = vals[$1 SUBSEP $2] " " $3
+}
+END {
+    ns = split(servers, sv, " ")
+    printf "%-34s", "test"
+    for (i = 1; i <= ns; i++) printf " %16s", sv[i]
+    printf "  %6s %6s %6s\n", "(a)", "(b)", "(c)"
+    for (k = 1; k <= ntests; k++) {
+        t = order[k]
+        printf "%-34s", t
+        delete m
+        for (i = 1; i <= ns; i++) {
+            key = t SUBSEP sv[i]
+            if (!(key in vals)) { printf " %16s", "-"; continue }
+            m[sv[i]] = median(key)
+            cell = m[sv[i]] >= 1000 ? sprintf("%.0f", m[sv[i]]) : m[sv[i]]
+            if (m[sv[i]] + 0 > 0 && hi[key] != lo[key])
+                cell = cell sprintf(" ±%.0f%%", (hi[key] - lo[key]) / m[sv[i]] * 50)
+            printf " %16s", cell
+        }
+        printf "  %6s %6s %6s\n", ratio(m["casq-disk"], m["redis"]), ratio(m["casq-shm"], m["redis"]),
+            ratio(m["casq-disk"], m["redis-aof"])
+    }
+    print ""
+    print "Cells: median of the repeats ± half their range (max-min)/2 as % of the median."
+    print "(a) casq-disk/redis  (b) casq-shm/redis  (c) casq-disk/redis-aof, ratios of medians."
+    print "Throughput in req/s or jobs/s (ratio >1: casq faster); latency in microseconds and"
+    print "memory in MiB (ratio >1: casq higher)."
+}' "$1"
+}
+
+# `bench_streams.sh --table results.tsv`: print the table of a kept run.
+if [ "${1:-}" = --table ]; then
+    printTable "${2:?results.tsv}"
+    exit 0
+fi
 
 # ------------------------------------------------------------------------
 # Build
@@ -361,43 +412,5 @@ for round in $(seq "$REPEAT"); do
     done
 done
 
-# ------------------------------------------------------------------------
-# Table: medians, spread, ratios
-# ------------------------------------------------------------------------
 echo
-awk -F'\t' -v servers="$SERVERS" '
-function median(key,    n, i, j, t, a) {
-    n = split(vals[key], a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    lo[key] = a[1]; hi[key] = a[n]
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function ratio(x, y) { return (x == "" || y == "" || y + 0 == 0) ? "-" : sprintf("%.2f", x / y) }
-{
-    if (!($1 in seen)) { seen[$1] = 1; order[++ntests] = $1 }
-    vals[$1 SUBSEP $2] = vals[$1 SUBSEP $2] " " $3
-}
-END {
-    ns = split(servers, sv, " ")
-    printf "%-34s", "test"
-    for (i = 1; i <= ns; i++) printf " %14s", sv[i]
-    printf "  %7s %7s %7s  %s\n", "(a)", "(b)", "(c)", "spread"
-    for (k = 1; k <= ntests; k++) {
-        t = order[k]; spread = 0
-        printf "%-34s", t
-        delete m
-        for (i = 1; i <= ns; i++) {
-            key = t SUBSEP sv[i]
-            if (!(key in vals)) { printf " %14s", "-"; continue }
-            m[sv[i]] = median(key)
-            if (m[sv[i]] + 0 > 0) { sp = (hi[key] - lo[key]) / m[sv[i]] * 100; if (sp > spread) spread = sp }
-            printf " %14s", (m[sv[i]] >= 1000 ? sprintf("%.0f", m[sv[i]]) : m[sv[i]])
-        }
-        printf "  %7s %7s %7s  %.0f%%\n", ratio(m["casq-disk"], m["redis"]), ratio(m["casq-shm"], m["redis"]),
-            ratio(m["casq-disk"], m["redis-aof"]), spread
-    }
-    print ""
-    print "(a) casq-disk/redis  (b) casq-shm/redis  (c) casq-disk/redis-aof -- medians of the repeats;"
-    print "spread = largest (max-min)/median over the servers of a row. Throughput: req/s or jobs/s;"
-    print "latency in microseconds; memory in MiB (ratios >1 mean casq uses more)."
-}' "$RESULTS"
+printTable "$RESULTS"

@@ -117,6 +117,15 @@ stopServer() {
 }
 
 cli() { redis-cli -p "${PORT[$1]}" "${@:2}"; }
+# alive NAME: dies with the server's log if it is gone (a measurement
+# against a dead server would print zeros).
+alive() {
+    kill -0 "${PID[$1]}" 2>/dev/null && return 0
+    echo "durable_bench: $1 (pid ${PID[$1]}) died; last lines of ${DIR[$1]}/log:" >&2
+    tail -20 "${DIR[$1]}/log" >&2
+    unset "PID[$1]"
+    exit 1
+}
 field() { grep -o "$1=[0-9.]*" | cut -d= -f2; } # field NAME < "a=1 b=2"
 info() { cli "$1" info persistence | tr -d '\r' | grep "^$2:" | cut -d: -f2; }
 
@@ -144,6 +153,7 @@ if [[ " $PARTS " == *" xadd "* ]]; then
             for s in casq redis; do
                 cli $s del bench:xadd >/dev/null
                 out=$("$BENCH/xadd_load" -p "${PORT[$s]}" -c "$c" -d "$SECS" -w 1 -k bench:xadd -s 100 -m "$MAXLEN")
+                alive $s
                 if [ $s = casq ]; then
                     ct+=("$(field xadd_per_sec <<<"$out")"); cp5+=("$(field p50_ms <<<"$out")"); cp9+=("$(field p99_ms <<<"$out")")
                 else
@@ -177,6 +187,7 @@ if [[ " $PARTS " == *" jobs "* ]]; then
             for s in casq redis; do
                 startServer $s $s
                 out=$("$BENCH/durable_bench" -p "${PORT[$s]}" -P 4 -W 4 -c 10 -l 10000 -f "$prefill" -d "$SECS")
+                alive $s
                 stopServer $s
                 if [ $s = casq ]; then
                     ct+=("$(field jobs_per_sec <<<"$out")"); cp5+=("$(field job_p50_ms <<<"$out")"); cp9+=("$(field job_p99_ms <<<"$out")")

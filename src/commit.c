@@ -16,7 +16,9 @@
  *
  * With one commit in flight at a time, every change made while it is in
  * flight rides on the next one: the commit rate follows storage latency,
- * not the request rate, and a busy server writes big batches.
+ * not the request rate, and a busy server writes big batches. Right after
+ * a commit lands, the next one may wait a moment for the clients it just
+ * acknowledged to come back ("Gathering the next batch" below).
  *
  * The broker (design.md §5): each process start is a new node with a new id
  * (the run_id). At start-up it loads the document and commits it back with a
@@ -384,15 +386,25 @@ static void reloadTimerFired(evutil_socket_t fd, short what, void *arg) {
     commitReload(cs);
 }
 
+static sds followerErrorString(commitState *cs) {
+    return sdscatprintf(sdsempty(),
+                        "-TRYAGAIN this casq node is not the broker: the state document names broker %s at %s "
+                        "(epoch %llu); the change was not acknowledged\r\n",
+                        cs->doc.broker.id ? cs->doc.broker.id : "?",
+                        cs->doc.broker.address ? cs->doc.broker.address : "?",
+                        (unsigned long long)cs->doc.broker.epoch);
+}
+
+sds commitFollowerError(void) {
+    commitState *cs = server.commit;
+    if (!cs || cs->is_broker || cs->reloading || cs->starting) return NULL;
+    return followerErrorString(cs);
+}
+
 /* A follower's in-memory state must stay the document's: a change made
- * here is refused and undone by reloading. */
+ * here anyway (e.g. an expiry) is refused and undone by reloading. */
 static void followerDiscardChanges(commitState *cs) {
-    sds msg = sdscatprintf(sdsempty(),
-                           "-TRYAGAIN this casq node is not the broker: the state document names broker %s at %s "
-                           "(epoch %llu); the change was not acknowledged\r\n",
-                           cs->doc.broker.id ? cs->doc.broker.id : "?",
-                           cs->doc.broker.address ? cs->doc.broker.address : "?",
-                           (unsigned long long)cs->doc.broker.epoch);
+    sds msg = followerErrorString(cs);
     failHeldReplies(msg);
     sdsfree(msg);
     uint64_t from = cs->failed_upto > server.durable_seq ? cs->failed_upto : server.durable_seq;
@@ -438,7 +450,8 @@ static void recordLatency(commitState *cs, long long us) {
  * between 1 and N-1 and throughput halves. So when a commit lands while N
  * clients wait (those it releases, and those that arrived while it was in
  * flight), the next commit waits until N clients wait again -- or until a
- * short window passes (the last commit's latency, at most 2 ms), so a
+ * short window passes (the last commit's latency, at most 2 ms or a quarter
+ * of that latency on a slow store), so a
  * client that does not come back costs little. If windows keep expiring
  * unfilled, the workload is not like that, and gathering pauses.
  * --------------------------------------------------------------------- */
@@ -470,8 +483,13 @@ static void gatherAfterCommit(commitState *cs, unsigned long released, unsigned 
         cs->gather_paused--;
         return;
     }
+    /* A slow store (S3: 100-200 ms per PUT) releases clients whose next
+     * requests trickle back over tens of ms: let the window grow with the
+     * commit latency (a quarter of it), never below the local-disk cap. */
+    long long cap = cs->last_commit_us / 4;
+    if (cap < COMMIT_GATHER_MAX_US) cap = COMMIT_GATHER_MAX_US;
     long long window = cs->last_commit_us;
-    if (window > COMMIT_GATHER_MAX_US) window = COMMIT_GATHER_MAX_US;
+    if (window > cap) window = cap;
     if (window < 1) return;
     cs->gather_target = waiting;
     cs->gather_until_us = ustime() + window;

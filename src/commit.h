@@ -26,6 +26,11 @@ void commitCron(void);
  * covered by the next commit to start. */
 uint64_t commitCoveredSeq(void);
 
+/* NULL while this node is the broker; otherwise the error (a full
+ * "-TRYAGAIN ...\r\n" line, caller frees) that a write command gets up
+ * front: a follower does not execute changes. */
+sds commitFollowerError(void);
+
 /* Appends INFO `# Persistence` fields. */
 sds commitInfoString(sds s);
 

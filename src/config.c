@@ -185,8 +185,8 @@ static const configDirective configTable[] = {
     /* --- S3 --- */
     {.name = "s3-endpoint", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
      .offset = FIELD(s3_endpoint), .default_value = ""},
-    {.name = "s3-region", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE, .offset = FIELD(s3_region),
-     .default_value = "us-east-1"},
+    {.name = "s3-region", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(s3_region), .default_value = ""},
     {.name = "s3-path-style", .type = CONFIG_BOOL, .flags = CONFIG_IMMUTABLE, .offset = FIELD(s3_path_style),
      .default_value = "no"},
     {.name = "s3-access-key", .type = CONFIG_STRING,

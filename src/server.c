@@ -282,6 +282,14 @@ int processCommand(client *c) {
         rejectCommand(c, "-LOADING casq is loading the state document");
         return C_OK;
     }
+    if (c->cmd->flags & CMD_WRITE) {
+        sds ferr = commitFollowerError();
+        if (ferr) {
+            sdssetlen(ferr, sdslen(ferr) - 2); /* rejectCommand adds the CRLF */
+            rejectCommandSds(c, ferr);
+            return C_OK;
+        }
+    }
     if ((c->flags & CLIENT_MULTI) && !isMultiControlCommand(c->cmd)) {
         if (c->cmd->flags & CMD_NO_MULTI) {
             c->cmd->rejected_calls++;
@@ -735,7 +743,7 @@ static void freeServerOnExit(void) {
     while (listLength(server.clients)) freeClient(listFirst(server.clients)->value);
     freeClientsInQueue();
     freeDbs();
-    event_free(server.cron_ev);
+    if (server.cron_ev) event_free(server.cron_ev);
     listRelease(server.clients);
     listRelease(server.clients_pending_write);
     listRelease(server.clients_to_close);
@@ -855,6 +863,7 @@ int main(int argc, char **argv) {
         sdsfree(err);
         closeListeningSockets();
         if (server.cfg.pidfile) unlink(server.cfg.pidfile);
+        freeServerOnExit();
         return 1;
     }
 

@@ -913,7 +913,10 @@ static int s3Open(store *st, const char *url, struct event_base *base, sds *err)
     s->last_error = sdsempty();
     if (s3ParseUrl(s, url, err) == -1) goto fail;
 
-    s->region = sdsnew(cfg->s3_region && cfg->s3_region[0] ? cfg->s3_region : S3_DEFAULT_REGION);
+    /* As the AWS SDKs: the setting, then AWS_REGION, AWS_DEFAULT_REGION. */
+    s->region = s3ConfigOrEnv(cfg->s3_region, "AWS_REGION");
+    if (!s->region) s->region = s3ConfigOrEnv(NULL, "AWS_DEFAULT_REGION");
+    if (!s->region) s->region = sdsnew(S3_DEFAULT_REGION);
     /* Like the AWS SDKs and CLI: without a configured endpoint,
      * AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, name a non-AWS one (MinIO,
      * Ceph RGW, R2), so one flag and the environment are enough. */

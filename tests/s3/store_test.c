@@ -790,6 +790,8 @@ static void testUrls(void) {
     /* The default endpoint comes from the environment when it is set. */
     unsetenv("AWS_ENDPOINT_URL_S3");
     unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_REGION");
+    unsetenv("AWS_DEFAULT_REGION");
     checkUrl(NULL, "eu-west-1", 0, "s3://my-bucket/queue.json", "https://my-bucket.s3.eu-west-1.amazonaws.com/queue.json");
     checkUrl(NULL, NULL, 0, "s3://b/q.json", "https://b.s3.us-east-1.amazonaws.com/q.json");
     checkUrl("https://minio.example.com:9000/", "us-east-1", 1, "s3://b/dir/a b+c~.json",

@@ -98,7 +98,7 @@ static void testDefaults(void) {
     CHECK(server.cfg.commit_debug_delay_ms == 0);
     CHECK(server.cfg.broker_timeout_ms == 5000);
     CHECK(server.cfg.active_expire == 1);
-    CHECK_STR(server.cfg.s3_region, "us-east-1");
+    CHECK(server.cfg.s3_region == NULL); /* empty: AWS_REGION, then us-east-1 */
     CHECK(server.cfg.s3_endpoint == NULL);
     CHECK(server.cfg.s3_path_style == 0);
     CHECK(server.cfg.s3_request_timeout_ms == 10000);

@@ -72,6 +72,8 @@ static void removeDir(const char *path) {
 void testStartServer(void) {
     if (server_started) return;
     const char *tmp = getenv("TMPDIR");
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof(cwd))) cwd[0] = '\0';
     snprintf(server_dir, sizeof(server_dir), "%s/casq-unit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(server_dir) || chdir(server_dir) == -1) {
         perror("testStartServer: temporary directory");
@@ -87,6 +89,9 @@ void testStartServer(void) {
         printf("testStartServer: commitInit failed: %s\n", err ? err : "?");
         exit(2);
     }
+    /* The store now has the document's absolute path: go back, so relative
+     * paths given to the test program (a fuzzer's corpus) keep working. */
+    if (cwd[0] && chdir(cwd) == -1) perror("testStartServer: chdir back");
     server_started = 1;
 }
 

@@ -31,9 +31,9 @@ void thCheckBytes(const char *file, int line, const char *got, size_t gotlen, co
 
 /* Server set-up: the defaults of initServerConfig(), initServer() (event
  * loop, lists, databases, command table with docs) and the commit layer on
- * a document in a fresh temporary directory, which becomes the working
- * directory. testStopServer() flushes the commit layer and removes the
- * directory. Both are idempotent. */
+ * a document in a fresh temporary directory ($TMPDIR/casq-unit.*); the
+ * working directory is left as it was. testStopServer() flushes the commit
+ * layer and removes the directory. Both are idempotent. */
 void testStartServer(void);
 void testStopServer(void);
 
