@@ -260,11 +260,11 @@ static void expireHeldReplies(commitState *cs) {
 
 /* Makes a decoded document the in-memory state: what it holds is durable
  * by definition, so durable_seq catches up with change_seq. */
-static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, const char *version, size_t len) {
-    /* Nothing shown before may be released as if it were in this document:
-     * replies still waiting on older in-memory changes fail first. */
+/* Installs `ps` (NULL: empty) as the state at store version `version`.
+ * Nothing shown before may be released as if it were in this document:
+ * replies still waiting on older in-memory changes fail first. */
+static void adoptState(commitState *cs, persistState *ps, const char *version) {
     if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
-    unsigned long long keys = persistStateKeys(ps);
     persistInstall(ps);
     persistCacheReset(cs->cache);
     server.durable_seq = server.change_seq;
@@ -273,6 +273,11 @@ static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, c
     sdsfree(cs->version);
     cs->version = version ? sdsnew(version) : NULL;
     persistHeaderClear(&cs->doc);
+}
+
+static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, const char *version, size_t len) {
+    unsigned long long keys = persistStateKeys(ps);
+    adoptState(cs, ps, version);
     cs->doc = *h;
     memset(h, 0, sizeof(*h));
     cs->doc_bytes = len;
@@ -290,15 +295,7 @@ static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, c
 /* The document does not exist: an empty state, created by the next commit
  * with a create-only CAS. */
 static void adoptMissingDocument(commitState *cs) {
-    if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
-    persistInstall(NULL);
-    persistCacheReset(cs->cache);
-    server.durable_seq = server.change_seq;
-    cs->nages = 0;
-    cs->failed_upto = server.durable_seq;
-    sdsfree(cs->version);
-    cs->version = NULL;
-    persistHeaderClear(&cs->doc);
+    adoptState(cs, NULL, NULL);
     cs->doc_bytes = 0;
     cs->is_broker = 1;
     cs->takeover_pending = 1;

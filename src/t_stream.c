@@ -1091,6 +1091,23 @@ static int streamApplyIdMode(client *c, sds arg, streamAddTrimArgs *args) {
  * XADD / XTRIM argument parsing
  * ===================================================================== */
 
+/* MAXLEN/MINID at argv[i]: refuses a second strategy, consumes the
+ * optional "~" (approximate) or "=" operator. Returns the index just before
+ * the threshold argument, or -1 after replying with an error. */
+static int streamParseTrimStrategyOrReply(client *c, streamAddTrimArgs *args, int i, int moreargs) {
+    if (args->trim_strategy != TRIM_STRATEGY_NONE) {
+        addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
+        return -1;
+    }
+    const char *next = c->argv[i + 1];
+    args->approx_trim = 0;
+    if (moreargs >= 2 && (next[0] == '~' || next[0] == '=') && next[1] == '\0') {
+        args->approx_trim = next[0] == '~';
+        i++;
+    }
+    return i;
+}
+
 /* Parses the options shared by XADD and XTRIM. Returns the position of
  * XADD's ID argument (XTRIM: argc), or -1 after replying with an error. */
 static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, int xadd) {
@@ -1103,18 +1120,7 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, i
         if (xadd && opt[0] == '*' && opt[1] == '\0') {
             break;
         } else if (!strcasecmp(opt, "maxlen") && moreargs) {
-            if (args->trim_strategy != TRIM_STRATEGY_NONE) {
-                addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
-                return -1;
-            }
-            args->approx_trim = 0;
-            char *next = c->argv[i + 1];
-            if (moreargs >= 2 && next[0] == '~' && next[1] == '\0') {
-                args->approx_trim = 1;
-                i++;
-            } else if (moreargs >= 2 && next[0] == '=' && next[1] == '\0') {
-                i++;
-            }
+            if ((i = streamParseTrimStrategyOrReply(c, args, i, moreargs)) < 0) return -1;
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &args->maxlen, NULL) != C_OK) return -1;
             if (args->maxlen < 0) {
                 addReplyError(c, "The MAXLEN argument must be >= 0.");
@@ -1123,18 +1129,7 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, i
             i++;
             args->trim_strategy = TRIM_STRATEGY_MAXLEN;
         } else if (!strcasecmp(opt, "minid") && moreargs) {
-            if (args->trim_strategy != TRIM_STRATEGY_NONE) {
-                addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
-                return -1;
-            }
-            args->approx_trim = 0;
-            char *next = c->argv[i + 1];
-            if (moreargs >= 2 && next[0] == '~' && next[1] == '\0') {
-                args->approx_trim = 1;
-                i++;
-            } else if (moreargs >= 2 && next[0] == '=' && next[1] == '\0') {
-                i++;
-            }
+            if ((i = streamParseTrimStrategyOrReply(c, args, i, moreargs)) < 0) return -1;
             if (streamParseStrictIDOrReply(c, c->argv[i + 1], &args->minid, 0, NULL) != C_OK) return -1;
             i++;
             args->trim_strategy = TRIM_STRATEGY_MINID;
