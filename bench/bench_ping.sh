@@ -21,6 +21,9 @@
 #   PORT_BASE=28900 first port tried (range 28900-28999)
 #   CASQ_BIN=path   casq binary (default build/release/casq-server, built if
 #                   missing; src/casq-server may be a sanitizer build)
+#   PIN=1           with 2+ cores (default): servers on CPU 0, redis-benchmark
+#                   on CPU 1 (taskset), so the client does not steal the
+#                   server's core; PIN=0 leaves scheduling to the kernel
 #   KEEP=1          keep the work directory (raw CSV, server logs)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +32,12 @@ CLIENTS=${CLIENTS:-50}
 PIPELINES=${PIPELINES:-"1 16"}
 REPEAT=${REPEAT:-5}
 PORT_BASE=${PORT_BASE:-28900}
+SERVER_CPU=""
+CLIENT_CPU=""
+if [ "${PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+    SERVER_CPU="taskset -c 0"
+    CLIENT_CPU="taskset -c 1"
+fi
 
 die() { echo "bench_ping: $*" >&2; exit 1; }
 command -v redis-benchmark >/dev/null || die "redis-benchmark not found (apt-get install redis-tools)"
@@ -49,10 +58,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Sets PORT to the next free port (not in a $(...) subshell: the counter
+# must advance, or two servers would be given the same port).
 next_port=$PORT_BASE
 free_port() {
     while ! port_free "$next_port"; do next_port=$((next_port + 1)); done
-    echo "$next_port"
+    PORT=$next_port
     next_port=$((next_port + 1))
 }
 wait_ping() { # port
@@ -63,29 +74,47 @@ wait_ping() { # port
     return 1
 }
 
-CASQ_PORT=$(free_port)
+free_port
+CASQ_PORT=$PORT
 mkdir -p "$WORK/casq" "$WORK/redis"
-"$WORK/casq-server" --port "$CASQ_PORT" --bind 127.0.0.1 --dir "$WORK/casq" >"$WORK/casq.log" 2>&1 &
-PIDS="$PIDS $!"
-REDIS_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" --save '' --appendonly no \
+$SERVER_CPU "$WORK/casq-server" --port "$CASQ_PORT" --bind 127.0.0.1 --dir "$WORK/casq" >"$WORK/casq.log" 2>&1 &
+CASQ_PID=$!
+PIDS="$PIDS $CASQ_PID"
+free_port
+REDIS_PORT=$PORT
+$SERVER_CPU redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" --save '' --appendonly no \
     --daemonize no >"$WORK/redis.log" 2>&1 &
-PIDS="$PIDS $!"
+REDIS_PID=$!
+PIDS="$PIDS $REDIS_PID"
 wait_ping "$CASQ_PORT" || die "casq did not start: $(tail -5 "$WORK/casq.log")"
 wait_ping "$REDIS_PORT" || die "redis-server did not start: $(tail -5 "$WORK/redis.log")"
+# Each port must be served by the process started for it.
+[ "$(redis-cli -p "$CASQ_PORT" INFO server | tr -d '\r' | sed -n 's/^process_id://p')" = "$CASQ_PID" ] ||
+    die "port $CASQ_PORT is not served by the casq started here"
+[ "$(redis-cli -p "$REDIS_PORT" INFO server | tr -d '\r' | sed -n 's/^process_id://p')" = "$REDIS_PID" ] ||
+    die "port $REDIS_PORT is not served by the redis-server started here"
 
-# One run: prints "TEST rps" lines from redis-benchmark's CSV output.
-run() { # port pipeline
-    redis-benchmark -h 127.0.0.1 -p "$1" -t ping_inline,ping_mbulk -n "$N" -c "$CLIENTS" -P "$2" --csv 2>/dev/null |
+# CPU time (user + system, clock ticks) a process has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+CLK_TCK=$(getconf CLK_TCK)
+
+# One run: prints "TEST rps" lines from redis-benchmark's CSV output, then
+# "CPU usec-per-request" of the server (both tests together: 2*N requests).
+run() { # port pipeline pid
+    local before after
+    before=$(cpu_ticks "$3")
+    $CLIENT_CPU redis-benchmark -h 127.0.0.1 -p "$1" -t ping_inline,ping_mbulk -n "$N" -c "$CLIENTS" -P "$2" --csv 2>/dev/null |
         awk -F'","' 'NR > 1 { gsub(/"/, "", $1); gsub(/"/, "", $2); print $1, $2 }'
+    after=$(cpu_ticks "$3")
+    awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$N" 'BEGIN { printf "CPU %.3f\n", t * 1e6 / hz / (2 * n) }'
 }
 
 echo "# casq $("$WORK/casq-server" --version | sed 's/^casq server //') vs $(redis-server --version | cut -d' ' -f1-3)"
-echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); -n $N -c $CLIENTS; $REPEAT runs each, servers alternated"
-for r in $(seq "$REPEAT"); do
+echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); -n $N -c $CLIENTS; $REPEAT runs each, servers alternated${SERVER_CPU:+; servers on CPU 0, redis-benchmark on CPU 1}"
+for _ in $(seq "$REPEAT"); do
     for p in $PIPELINES; do
-        run "$CASQ_PORT" "$p" | sed "s/^/casq $p /" >>"$WORK/results"
-        run "$REDIS_PORT" "$p" | sed "s/^/redis $p /" >>"$WORK/results"
+        run "$CASQ_PORT" "$p" "$CASQ_PID" | sed "s/^/casq $p /" >>"$WORK/results"
+        run "$REDIS_PORT" "$p" "$REDIS_PID" | sed "s/^/redis $p /" >>"$WORK/results"
     done
     printf '.' >&2
 done
@@ -110,3 +139,16 @@ for p in $PIPELINES; do
     done
 done
 echo "(goal: casq/redis >= 0.80; medians of $REPEAT runs; both servers share the machine with redis-benchmark)"
+
+# Server CPU time per request is far less sensitive to a busy machine than
+# requests/s: it is what the server itself spends, however it is scheduled.
+printf '\n%-12s %3s %14s %14s %14s\n' "server CPU" -P "casq us/req" "redis us/req" redis/casq
+for p in $PIPELINES; do
+    cc=$(awk -v s=casq -v p="$p" '$1 == s && $2 == p && $3 == "CPU" { print $4 }' "$WORK/results" | sort -g |
+        awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    rc=$(awk -v s=redis -v p="$p" '$1 == s && $2 == p && $3 == "CPU" { print $4 }' "$WORK/results" | sort -g |
+        awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    ratio=$(awk -v a="$cc" -v b="$rc" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
+    printf '%-12s %3s %14s %14s %14s\n' "PING (both)" "$p" "$cc" "$rc" "$ratio"
+done
+echo "(redis/casq > 1: casq spends less CPU per request; medians of $REPEAT runs)"

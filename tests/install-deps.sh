@@ -49,6 +49,7 @@ fuzz_ok || missing="$missing clang libclang-rt-14-dev"
 
 if [ -n "$missing" ]; then
     # Each package once, in a stable order.
+    # shellcheck disable=SC2086 # split on purpose
     missing=$(printf '%s\n' $missing | sort -u | tr '\n' ' ')
     echo "test-deps: installing $missing"
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi

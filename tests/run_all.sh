@@ -31,7 +31,7 @@
 # build/san binary), TEST_LOG_DIR (default build/test-logs).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
 PY=/usr/bin/python3
 export CASQ_BIN=${CASQ_BIN:-$ROOT/src/casq-server}
 UNIT_BIN=${UNIT_BIN:-$ROOT/build/release/tests/unit-tests}
@@ -93,6 +93,7 @@ for s in $suites; do
     # its process group (a stray `kill 0`) can reach this script or make;
     # Ctrl-C here stops the suite's whole group.
     # shellcheck disable=SC2086 # the command line is split on purpose
+    # shellcheck disable=SC2016 # expanded by the inner bash
     setsid bash -c 'set -o pipefail; "$@" 2>&1 | tee "$0"' "$log" $cmd </dev/null &
     suite_pid=$!
     trap 'kill -TERM -- -$suite_pid 2>/dev/null; echo "##### interrupted"; exit 130' INT TERM
