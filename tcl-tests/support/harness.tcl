@@ -516,8 +516,12 @@ proc start_server {options code} {
                        pidfile {} statusfile {}]
             connect_main_client s
         } else {
-            set s [new_server_dict $config]
-            if {[catch {launch_server $s} s]} {
+            # A port found free can be taken by another process before the
+            # server binds it: try again on another port.
+            set tries 0
+            while {[set failed [catch {launch_server [new_server_dict $config]} s]] &&
+                   [incr tries] < 3 && [string match "*Address already in use*" $s]} {}
+            if {$failed} {
                 record err "start_server [list $btags]" "could not start the server: $s"
                 set ::th::skip_reason "server failed to start (reported as a failure)"
                 set ::th::dry 1
