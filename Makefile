@@ -13,17 +13,20 @@ PKGS     := libevent hiredis libcurl libcjson
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
-CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) $(DEP_CFLAGS) $(EXTRA_CFLAGS)
-LDFLAGS  := $(EXTRA_LDFLAGS)
-
 VARIANT  := release
 ifneq ($(SANITIZE),)
   VARIANT := san
-  CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-  LDFLAGS += -fsanitize=$(SANITIZE)
   OPT     := -O1
 endif
+
+WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS   := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) $(DEP_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS  := $(EXTRA_LDFLAGS)
+ifneq ($(SANITIZE),)
+  CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
 
 BUILD    := build/$(VARIANT)
 SRCS     := $(wildcard src/*.c)
@@ -94,7 +97,7 @@ UNIT_SUITES := $(patsubst tests/unit/test_%.c,%,$(UNIT_SRCS))
 UNIT_OBJS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(UNIT_SRCS) tests/unit/testhelp.c)
 SERVER_LIB_OBJS := $(filter-out $(BUILD)/server.o,$(OBJS))
 UNIT_BIN    := $(BUILD)/tests/unit-tests
-TEST_SUITES ?= unit tcl tcl-redis integration durability s3 diff fuzz
+TEST_SUITES ?= unit tcl tcl-redis integration durability s3 s3-e2e diff fuzz sanitize
 RUN_TESTS   := CASQ_BIN=$(abspath $(BIN)) UNIT_BIN=$(abspath $(UNIT_BIN)) tests/run_all.sh
 
 .PHONY: test-deps test-unit test-tcl test-tcl-redis test-integration test-durability test-s3 \

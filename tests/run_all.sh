@@ -60,6 +60,9 @@ suite_cmd() {
     durability)  [ -x tests/durability/run.sh ] && echo "tests/durability/run.sh" ;;
     s3)          [ -x tests/s3/run.sh ] &&
                      echo "env RGW_PORT=28480 PROXY_PORT=28481 MON_V2_PORT=28300 MON_V1_PORT=28389 MS_PORT_MIN=28800 MS_PORT_MAX=28899 tests/s3/run.sh" ;;
+    s3-e2e)      [ -x tests/s3/run_e2e.sh ] &&
+                     echo "env RGW_PORT=28480 MON_V2_PORT=28300 MON_V1_PORT=28389 MS_PORT_MIN=28800 MS_PORT_MAX=28899 E2E_PROXY_PORT=28482 E2E_PORT_BASE=28000 tests/s3/run_e2e.sh" ;;
+    sanitize)    echo "make --no-print-directory test-sanitize" ;;
     diff)        [ -f tests/stream_diff.py ] && echo "$PY tests/stream_diff.py" ;;
     fuzz)        echo "tests/fuzz/run.sh $FUZZ_BIN" ;;
     valgrind)    echo "$PY tests/integration/valgrind_session.py" ;;
@@ -73,7 +76,7 @@ suite_cmd() {
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/casq-run.XXXXXX")
 export TMPDIR=$RUN_TMP
 
-suites=${*:-unit tcl tcl-redis integration durability s3 diff fuzz}
+suites=${*:-unit tcl tcl-redis integration durability s3 s3-e2e diff fuzz sanitize}
 total_passed=0
 total_failed=0
 table=""
