@@ -759,6 +759,10 @@ static int loadConfigString(const char *config, int depth, sds *err) {
             reason = sdsnew("Bad directive or wrong number of arguments");
         } else if (argc < 2 || (argc != 2 && !(d->flags & CONFIG_MULTI_ARG))) {
             reason = sdsnew("wrong number of arguments");
+        } else if (argc == 2 && (d->flags & CONFIG_MULTI_ARG) && strchr(argv[1], ' ')) {
+            /* One quoted argument holding several words, as redis-server
+             * accepts: --save "900 1 300 10". */
+            setDirectiveFromString(d, argv[1], &reason);
         } else {
             setDirective(d, argv + 1, argc - 1, &reason);
         }

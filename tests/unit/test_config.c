@@ -150,6 +150,15 @@ static void testParsing(void) {
     CHECK(server.cfg.unixsocketperm == 0700);
     CHECK(server.cfg.hz == 100);
 
+    /* A multi-word directive given as one quoted argument, as the command
+     * line makes it (--client-output-buffer-limit "normal 2mb 1mb 5"). */
+    err = loadText("client-output-buffer-limit \"normal 2mb 1mb 5\"\nsave \"900 1 300 10\"\n");
+    CHECK(err == NULL);
+    sdsfree(err);
+    CHECK(server.cfg.obuf_hard_limit == 2 * 1024 * 1024);
+    CHECK(server.cfg.obuf_soft_limit == 1024 * 1024);
+    CHECK(server.cfg.obuf_soft_seconds == 5);
+
     /* The last occurrence wins; an empty string means "none" where it
      * should. */
     err = loadText("port 1\nport 2\nrequirepass secret\nrequirepass \"\"\n");
