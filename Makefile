@@ -131,7 +131,7 @@ test-deps:
 
 # The tools first (clang for the fuzzer comes from there), then the builds.
 test: test-deps
-	@$(MAKE) --no-print-directory all unit-tests fuzz-build
+	@$(MAKE) --no-print-directory -j2 all unit-tests fuzz-build
 	@$(RUN_TESTS) $(TEST_SUITES)
 
 test-unit: $(UNIT_BIN)
@@ -152,7 +152,7 @@ test-diff: all
 # The sanitizer run builds into build/san and never touches src/casq-server.
 SAN := address,undefined
 test-sanitize:
-	@$(MAKE) --no-print-directory SANITIZE=$(SAN) build/san/casq-server build/san/tests/unit-tests
+	@$(MAKE) --no-print-directory -j2 SANITIZE=$(SAN) build/san/casq-server build/san/tests/unit-tests
 	@CASQ_BIN=$(abspath build/san/casq-server) UNIT_BIN=$(abspath build/san/tests/unit-tests) \
 		CASQ_SANITIZE=1 TEST_LOG_DIR=$(abspath build/test-logs/san) tests/run_all.sh unit tcl integration
 

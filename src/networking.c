@@ -553,6 +553,12 @@ static replyBlock *replyTailFor(client *c, uint64_t need_seq, size_t len) {
 void clientCommitReply(client *c, uint64_t need_seq) {
     size_t len = sdslen(c->pending);
     if (len == 0) return;
+    /* A reply is never sent before the ones queued ahead of it, so it needs
+     * at least what the tail needs. Keeping need_seq non-decreasing along
+     * the FIFO is what lets releaseHeldReplies() judge a client by its tail
+     * block alone: a read-only reply (need 0) in a new block behind held
+     * writes must not make the client look fully released. */
+    if (c->reply_tail && c->reply_tail->need_seq > need_seq) need_seq = c->reply_tail->need_seq;
     replyBlock *tail = replyTailFor(c, need_seq, len);
     if (!tail) {
         size_t size = 512;

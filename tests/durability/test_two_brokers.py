@@ -46,6 +46,12 @@ def pusher(i, state):
                 errors.append((node, str(e)))
             time.sleep(0.01)
             continue
+        except redis.exceptions.BusyLoadingError as e:
+            # -LOADING: redis-py raises it as a ConnectionError subclass.
+            with lock:
+                errors.append((node, "LOADING " + str(e)))
+            time.sleep(0.01)
+            continue
         except (redis.ConnectionError, redis.TimeoutError) as e:
             with lock:
                 errors.append((node, "connection: " + str(e)))
