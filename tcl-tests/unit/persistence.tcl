@@ -201,3 +201,26 @@ start_server {tags {"persistence" "needs:persistence" "needs:casq"} casq_overrid
         list [string match {*-*} $id] $pong
     } {1 PONG}
 }
+
+# Regression: a read-only reply queued behind held write replies (in a new
+# reply block because the previous one was full) once made the server
+# forget the client when the first commit landed, so the later replies were
+# never sent. Pipelines of different lengths put the block boundary at
+# different places.
+start_server {tags {"persistence" "needs:casq"} casq_overrides {commit-debug-delay 50}} {
+    test {Every pipelined reply arrives, whatever the reply-block boundaries} {
+        set rd [redis_deferring_client]
+        $rd timeout 30000
+        for {set n 10} {$n <= 60} {incr n} {
+            $rd xadd pipe * f v
+            $rd flush
+            after 10 ;# the first commit is now in flight
+            for {set i 0} {$i < $n} {incr i} {$rd write [format_command xadd pipe * f v]}
+            $rd write [format_command ping]
+            $rd flush
+            for {set i 0} {$i <= $n} {incr i} {assert_match {*-*} [$rd read]}
+            assert_equal PONG [$rd read]
+        }
+        $rd close
+    }
+}
