@@ -207,6 +207,17 @@ static int subcommandCount(struct redisCommand *cmd) {
  * COMMAND INFO
  * --------------------------------------------------------------------- */
 
+/* One half of a key spec (begin_search or find_keys): its type name and a
+ * "spec" map of `fields` entries, which the caller then fills. */
+static void addReplyKeySpecPart(client *c, const char *part, const char *type, long fields) {
+    addReplyBulkCString(c, part);
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    addReplyBulkCString(c, type);
+    addReplyBulkCString(c, "spec");
+    addReplyMapLen(c, fields);
+}
+
 static void addReplyKeySpecs(client *c, const keySpec *ks) {
     int n = keySpecsCount(ks);
 
@@ -221,41 +232,25 @@ static void addReplyKeySpecs(client *c, const keySpec *ks) {
         addReplyBulkCString(c, "flags");
         addReplyFlagSet(c, spec->flags, keySpecFlagNames);
 
-        addReplyBulkCString(c, "begin_search");
-        addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
         switch (spec->bs_type) {
         case KSPEC_BS_INDEX:
-            addReplyBulkCString(c, "index");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 1);
+            addReplyKeySpecPart(c, "begin_search", "index", 1);
             addReplyBulkCString(c, "index");
             addReplyLongLong(c, spec->bs.index.pos);
             break;
         case KSPEC_BS_KEYWORD:
-            addReplyBulkCString(c, "keyword");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 2);
+            addReplyKeySpecPart(c, "begin_search", "keyword", 2);
             addReplyBulkCString(c, "keyword");
             addReplyBulkCString(c, spec->bs.keyword.keyword);
             addReplyBulkCString(c, "startfrom");
             addReplyLongLong(c, spec->bs.keyword.startfrom);
             break;
-        default:
-            addReplyBulkCString(c, "unknown");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 0);
-            break;
+        default: addReplyKeySpecPart(c, "begin_search", "unknown", 0); break;
         }
 
-        addReplyBulkCString(c, "find_keys");
-        addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
         switch (spec->fk_type) {
         case KSPEC_FK_RANGE:
-            addReplyBulkCString(c, "range");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 3);
+            addReplyKeySpecPart(c, "find_keys", "range", 3);
             addReplyBulkCString(c, "lastkey");
             addReplyLongLong(c, spec->fk.range.lastkey);
             addReplyBulkCString(c, "keystep");
@@ -264,9 +259,7 @@ static void addReplyKeySpecs(client *c, const keySpec *ks) {
             addReplyLongLong(c, spec->fk.range.limit);
             break;
         case KSPEC_FK_KEYNUM:
-            addReplyBulkCString(c, "keynum");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 3);
+            addReplyKeySpecPart(c, "find_keys", "keynum", 3);
             addReplyBulkCString(c, "keynumidx");
             addReplyLongLong(c, spec->fk.keynum.keynumidx);
             addReplyBulkCString(c, "firstkey");
@@ -274,11 +267,7 @@ static void addReplyKeySpecs(client *c, const keySpec *ks) {
             addReplyBulkCString(c, "keystep");
             addReplyLongLong(c, spec->fk.keynum.keystep);
             break;
-        default:
-            addReplyBulkCString(c, "unknown");
-            addReplyBulkCString(c, "spec");
-            addReplyMapLen(c, 0);
-            break;
+        default: addReplyKeySpecPart(c, "find_keys", "unknown", 0); break;
         }
     }
 }
