@@ -488,7 +488,7 @@ static void gatherAfterCommit(commitState *cs, unsigned long released, unsigned 
     long long window = cs->last_commit_us;
     if (window > cap) window = cap;
     if (window < 1) return;
-    cs->gather_target = waiting;
+    { const char *f = getenv("GFRAC"); double fr = f ? atof(f) : 1.0; cs->gather_target = (unsigned long)(waiting * fr); if (cs->gather_target < 1) cs->gather_target = 1; }
     cs->gather_until_us = ustime() + window;
 }
 

@@ -8,8 +8,11 @@
  * ------------------------------------------------------------------------
  * Files
  * ------------------------------------------------------------------------
- *   queue.json        the document, exactly the bytes the commit module gave
- *   queue.json.tmp    the next version while it is being written
+ *   queue.json        the document: the bytes the commit module gave, maybe
+ *                     followed by whitespace padding (see below)
+ *   queue.json.tmp    the next version while it is being written; between
+ *                     commits, the version before the current one, kept
+ *                     as the file the next commit overwrites (see below)
  *   queue.json.lock   the lock, and the *version record*:
  *                       casq-file-store 1 token=<32 hex> ino=<n> size=<n> mtime=<s>.<ns>
  *
@@ -45,9 +48,28 @@
  *   1. lock; read record; stat queue.json; compare with expect_version
  *   2. write queue.json.tmp, fdatasync it            (data durable first)
  *   3. pwrite the new record: new token + the tmp file's identity
- *   4. rename queue.json.tmp -> queue.json           (the atomic switch)
- *   5. fsync the directory                           (the rename durable)
+ *   4. exchange queue.json.tmp and queue.json        (the atomic switch;
+ *      a plain rename when there is no document yet, or the file system
+ *      cannot exchange)
+ *   5. fsync the directory                           (the switch durable)
  *   6. unlock; report OK -- only now may the commit be acknowledged
+ *
+ * Recycling the replaced version: a new file for every commit costs the
+ * file system a block allocation in the commit (a journal entry the
+ * fdatasync of step 2 waits for) and the freeing of the old file's blocks.
+ * Exchanging the names instead of renaming over the document keeps the
+ * replaced version as queue.json.tmp, and the next commit overwrites its
+ * blocks in place; and as long as the new version fits, the file keeps its
+ * size (the document is followed by spaces up to it -- JSON allows
+ * trailing whitespace), so the fdatasync has no metadata to commit at
+ * all. Measured on ext4 this takes a commit from ~300 to ~150-190 us for
+ * 4-130 KB, and from 1.35 to 0.65 ms for 1 MB. It is safe because that
+ * version is superseded for good: the spare is only overwritten after a
+ * write whose directory fsync succeeded (the switch away from it is
+ * durable), and never while anyone else has it open -- a reader that
+ * opened queue.json (cp, jq, a backup) before the last commit still has
+ * it, and a write lease, which the kernel grants only to the sole opener,
+ * tells us so. Then the spare is dropped and the commit writes a new file.
  *
  * Process crash (the kernel releases the lock; the page cache survives):
  *   before 3: old document, old record: nothing happened (a stale .tmp is
@@ -93,6 +115,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +161,8 @@ typedef struct fileStore {
     store *st;               /* the generic store (location, base) */
     sds path;                /* absolute path of the document */
     sds tmp_path;            /* path + ".tmp" */
+    const char *name;        /* the document's name in its directory */
+    const char *tmp_name;    /* ... and the temporary file's */
     sds lock_path;           /* path + ".lock" */
     sds dir_path;            /* the directory holding all three */
     int dirfd;               /* the directory, kept open to fsync it */
@@ -168,8 +193,11 @@ typedef struct fileStore {
     char err[FILE_ERR_MAX];          /* message when status is STORE_ERROR or a conflict */
     long long op_us;                 /* how long the job took */
     int minted;                      /* load: a fresh token was minted */
+    int recycled;                    /* write: overwrote the spare in place */
     /* --- worker private --- */
     int held;                                    /* the lock is kept after a reserving load */
+    int spare_ok;                                /* tmp_path is a superseded version, safe
+                                                  * to overwrite in place (see the top) */
     int replaced_fd;                             /* the document a write replaced, closed after
                                                   * the write is reported (-1 if none) */
     struct timespec held_until;                  /* ... until then (CLOCK_MONOTONIC) */
@@ -184,6 +212,7 @@ typedef struct fileStore {
     long long loads;         /* loads */
     long long tokens_minted; /* versions found without a matching record */
     long long bytes_written; /* document bytes written */
+    long long writes_recycled; /* writes that overwrote the spare in place */
     long long last_write_us; /* duration of the last write */
     sds last_error;          /* last error message, "" if none */
 } fileStore;
@@ -242,14 +271,15 @@ static void newToken(char out[FILE_TOKEN_HEX + 1]) {
     out[FILE_TOKEN_HEX] = '\0';
 }
 
-static int writeAll(int fd, const char *p, size_t len) {
+static int pwriteAll(int fd, const char *p, size_t len, off_t off) {
     while (len) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = pwrite(fd, p, len, off);
         if (n == -1) {
             if (errno == EINTR) continue;
             return -1;
         }
         p += n;
+        off += n;
         len -= (size_t)n;
     }
     return 0;
@@ -399,9 +429,11 @@ static void fileDoLoad(fileStore *fs) {
         fs->status = STORE_ERROR;
         return;
     }
-    /* A .tmp file can only be left by a writer that died (writers hold the
-     * lock while it exists). */
+    /* A .tmp file is a spare some writer kept, or was left by a writer
+     * that died; either way nothing needs it now (a writer makes a spare
+     * only for itself, and only after a load). */
     unlink(fs->tmp_path);
+    fs->spare_ok = 0;
 
     int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
     if (fd == -1) {
@@ -472,6 +504,60 @@ done:
     else fileUnlock(fs);
 }
 
+/* Opens the file the next version is written to: the spare, if it may be
+ * overwritten in place (see the top), or else a new file. A write lease is
+ * granted only when no one else has the file open; it is released at once,
+ * as all we wanted was the answer. *size gets the file's current size. */
+static int fileOpenTmp(fileStore *fs, off_t *size) {
+    *size = 0;
+    if (fs->spare_ok) {
+        fs->spare_ok = 0;
+        int fd = open(fs->tmp_path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd != -1) {
+            struct stat sb;
+            if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
+                fcntl(fd, F_SETLEASE, F_UNLCK);
+                if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+                    fs->recycled = 1;
+                    *size = sb.st_size;
+                    return fd;
+                }
+            }
+            close(fd);
+        }
+    }
+    unlink(fs->tmp_path);
+    int fd = open(fs->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd == -1) fileSetErr(fs, "cannot create %s: %s", fs->tmp_path, strerror(errno));
+    return fd;
+}
+
+/* The size of the file holding a document of len bytes, when the file is
+ * the spare and has size `have` now: the same size if the document fits
+ * without too much padding (the fdatasync then commits no metadata), or
+ * else a little room to grow into. */
+static off_t filePaddedSize(size_t len, off_t have) {
+    off_t l = (off_t)len;
+    if (l <= have && have - l <= l / 8 + 4096) return have;
+    off_t want = l + l / 64 + 4096;
+    return (want + 4095) & ~(off_t)4095;
+}
+
+/* Writes the document at the start of fd, then spaces up to size. */
+static int fileWriteDocument(int fd, const char *data, size_t len, off_t size) {
+    static const char spaces[4096] = {[0 ... 4095] = ' '};
+    if (pwriteAll(fd, data, len, 0) == -1) return -1;
+    off_t off = (off_t)len;
+    while (off < size) {
+        size_t n = (size_t)(size - off) < sizeof(spaces) ? (size_t)(size - off) : sizeof(spaces);
+        if (pwriteAll(fd, spaces, n, off) == -1) return -1;
+        off += (off_t)n;
+    }
+    /* End with a newline, for whoever cats the file. */
+    if (size > (off_t)len && pwriteAll(fd, "\n", 1, size - 1) == -1) return -1;
+    return 0;
+}
+
 /* Whether the document's current version is the one the writer expects. */
 static int fileVersionMatches(fileStore *fs, int exists, const char *current) {
     if (!fs->has_expect) {
@@ -489,6 +575,7 @@ static int fileVersionMatches(fileStore *fs, int exists, const char *current) {
 
 static void fileDoWrite(fileStore *fs) {
     fs->version[0] = '\0';
+    fs->recycled = 0;
     if (fileLock(fs) == -1) {
         fs->status = STORE_ERROR;
         return;
@@ -531,13 +618,14 @@ static void fileDoWrite(fileStore *fs) {
     }
 
     /* 2. The new version, durable under its temporary name. */
-    int fd = open(fs->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd == -1) {
-        fileSetErr(fs, "cannot create %s: %s", fs->tmp_path, strerror(errno));
-        goto unlock;
-    }
+    off_t have;
+    int fd = fileOpenTmp(fs, &have);
+    if (fd == -1) goto unlock;
+    size_t len = sdslen(fs->data);
+    off_t size = fs->recycled ? filePaddedSize(len, have) : (off_t)len;
     struct stat tsb;
-    if (writeAll(fd, fs->data, sdslen(fs->data)) == -1 || fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
+    if (fileWriteDocument(fd, fs->data, len, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
+        fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
         fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
         close(fd);
         unlink(fs->tmp_path);
@@ -559,15 +647,19 @@ static void fileDoWrite(fileStore *fs) {
         goto unlock;
     }
 
-    /* 4. The switch. The replaced version is kept open until the write
-     * has been reported: the last close frees its blocks, work that need
-     * not delay the acknowledgement. */
-    if (exists) fs->replaced_fd = open(fs->path, O_RDONLY | O_CLOEXEC);
-    if (rename(fs->tmp_path, fs->path) == -1) {
-        fileSetErr(fs, "cannot rename %s to %s: %s", fs->tmp_path, fs->path, strerror(errno));
-        if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
-        unlink(fs->tmp_path);
-        goto unlock;
+    /* 4. The switch. The replaced version lives on as the spare; if it
+     * cannot, it is kept open until the write has been reported: the last
+     * close frees its blocks, work that need not delay the
+     * acknowledgement. */
+    int kept = exists && renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0;
+    if (!kept) {
+        if (exists) fs->replaced_fd = open(fs->path, O_RDONLY | O_CLOEXEC);
+        if (rename(fs->tmp_path, fs->path) == -1) {
+            fileSetErr(fs, "cannot rename %s to %s: %s", fs->tmp_path, fs->path, strerror(errno));
+            if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
+            unlink(fs->tmp_path);
+            goto unlock;
+        }
     }
     fs->unconfirmed = 0;
 
@@ -582,6 +674,8 @@ static void fileDoWrite(fileStore *fs) {
     }
     memcpy(fs->version, nrec.token, sizeof(fs->version));
     fs->status = STORE_OK;
+    /* Only now is the spare's version superseded for good. */
+    fs->spare_ok = kept;
 
 unlock:
     fileUnlock(fs);
@@ -669,6 +763,7 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
         if (status == STORE_OK) {
             fs->writes++;
             fs->bytes_written += (long long)sdslen(fs->data);
+            if (fs->recycled) fs->writes_recycled++;
             fs->last_write_us = fs->op_us;
         } else if (status == STORE_CONFLICT) {
             fs->conflicts++;
@@ -774,6 +869,8 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->st = st;
     fs->path = path;
     fs->tmp_path = sdscatprintf(sdsempty(), "%s.tmp", path);
+    fs->name = strrchr(fs->path, '/') + 1;
+    fs->tmp_name = strrchr(fs->tmp_path, '/') + 1;
     fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
     const char *slash = strrchr(path, '/');
     fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
@@ -781,6 +878,10 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->notify[0] = fs->notify[1] = -1;
     fs->last_error = sdsempty();
 
+    /* The lease probe of fileOpenTmp() holds a lease for an instant; should
+     * someone open the file in that instant, the kernel tells the holder
+     * with SIGIO, whose default action would end the server. */
+    signal(SIGIO, SIG_IGN);
     fs->dirfd = open(fs->dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fs->dirfd == -1) {
         *err = sdscatprintf(sdsempty(), "cannot open directory %s: %s", fs->dir_path, strerror(errno));
@@ -866,10 +967,12 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_loads:%lld\r\n"
                         "store_file_versions_minted:%lld\r\n"
                         "store_file_bytes_written:%lld\r\n"
+                        "store_file_writes_in_place:%lld\r\n"
                         "store_file_last_write_ms:%.3f\r\n"
                         "store_file_last_error:%s\r\n",
                         fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
-                        fs->tokens_minted, fs->bytes_written, (double)fs->last_write_us / 1000.0, fs->last_error);
+                        fs->tokens_minted, fs->bytes_written, fs->writes_recycled, (double)fs->last_write_us / 1000.0,
+                        fs->last_error);
 }
 
 static void fileClose(store *st) {
