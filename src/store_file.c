@@ -705,17 +705,18 @@ static void *fileWorkerMain(void *arg) {
 
         pthread_mutex_lock(&fs->mu);
         fs->job_done = 1;
-        /* A full pipe already holds a wake-up: the loop drains it. */
+        pthread_mutex_unlock(&fs->mu);
+        /* Woken after unlocking, so the loop does not wait for the mutex.
+         * A full pipe already holds a wake-up: the loop drains it. */
         ssize_t n;
         do {
             n = write(fs->notify[1], "x", 1);
         } while (n == -1 && errno == EINTR);
         if (fs->replaced_fd != -1) {
-            pthread_mutex_unlock(&fs->mu);
             close(fs->replaced_fd);
             fs->replaced_fd = -1;
-            pthread_mutex_lock(&fs->mu);
         }
+        pthread_mutex_lock(&fs->mu);
     }
     pthread_mutex_unlock(&fs->mu);
     return NULL;
@@ -783,8 +784,10 @@ static void fileStartJob(fileStore *fs, fileJobKind kind) {
     serverAssert(fs->job == FILE_JOB_NONE);
     fs->job = kind;
     fs->job_done = 0;
-    pthread_cond_signal(&fs->cv);
     pthread_mutex_unlock(&fs->mu);
+    /* Signalled after unlocking, so the worker does not wake up only to
+     * wait for the mutex. */
+    pthread_cond_signal(&fs->cv);
 }
 
 /* ========================================================================
