@@ -122,15 +122,23 @@ void observeSeq(client *c, uint64_t seq) {
 void observeDb(client *c, redisDb *db) { observeSeq(c, db->mod_seq); }
 
 void signalModifiedKey(client *c, redisDb *db, sds key, robj *o) {
+    signalKeyStateChanged(c, db, o);
+    if (!o) db->del_seq = server.change_seq;
+    touchWatchedKey(db, key);
+}
+
+/* A change to o that Redis makes without signalling the key as modified
+ * (consumer-group state, XSETID): a transaction WATCHing the key is not
+ * aborted by it, but it is state like any other and goes into the next
+ * commit. */
+void signalKeyStateChanged(client *c, redisDb *db, robj *o) {
     server.change_seq++;
     server.dirty++;
     db->mod_seq = server.change_seq;
     if (o) o->mod_seq = server.change_seq;
-    else db->del_seq = server.change_seq;
     /* The command's reply shows the change: it waits for it. call() would
      * see change_seq move anyway; this keeps nested callers honest. */
     observeSeq(c, server.change_seq);
-    touchWatchedKey(db, key);
 }
 
 /* A db-wide change: anything may have appeared or disappeared, so both a

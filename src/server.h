@@ -521,6 +521,7 @@ void activeExpireCycle(void);
  * server.dirty, stamps the key and db, invalidates WATCHes. `o` is the
  * key's object after the change, NULL if the key no longer exists. */
 void signalModifiedKey(client *c, redisDb *db, sds key, robj *o);
+void signalKeyStateChanged(client *c, redisDb *db, robj *o);
 /* A change not tied to one key (FLUSHALL, SWAPDB, XGROUP metadata ...). */
 void signalStateChanged(redisDb *db);
 /* Record that the running command observed db-wide state. */

@@ -1458,7 +1458,7 @@ void xreadCommand(client *c) {
             consumer = streamLookupConsumer(groups[i], consumername);
             if (consumer == NULL) consumer = streamCreateConsumer(groups[i], consumername);
             consumer->seen_time = commandTimeSnapshot();
-            signalModifiedKey(c, c->db, key, o);
+            signalKeyStateChanged(c, c->db, o);
         } else if (s->length) {
             streamID maxid;
             streamLastValidID(s, &maxid);
@@ -1647,7 +1647,7 @@ void xsetidCommand(client *c) {
     s->last_id = id;
     if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
     if (!streamIDEqZero(&max_xdel_id)) s->max_deleted_entry_id = max_xdel_id;
-    signalModifiedKey(c, c->db, c->argv[1], o);
+    signalKeyStateChanged(c, c->db, o);
     addReplyOk(c);
 }
 

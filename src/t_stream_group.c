@@ -271,7 +271,9 @@ void xgroupCommand(client *c) {
         }
         if (streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read)) {
             addReplyOk(c);
-            signalModifiedKey(c, c->db, c->argv[2], o);
+            /* As in Redis, only a key made by MKSTREAM is "modified". */
+            if (created_key) signalModifiedKey(c, c->db, c->argv[2], o);
+            else signalKeyStateChanged(c, c->db, o);
         } else {
             addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
             if (created_key) signalModifiedKey(c, c->db, c->argv[2], o);
@@ -286,12 +288,12 @@ void xgroupCommand(client *c) {
         }
         cg->last_id = id;
         cg->entries_read = entries_read;
-        signalModifiedKey(c, c->db, c->argv[2], o);
+        signalKeyStateChanged(c, c->db, o);
         addReplyOk(c);
     } else if (!strcasecmp(opt, "DESTROY") && c->argc == 4) {
         if (cg) {
             streamDestroyCG(s, cg);
-            signalModifiedKey(c, c->db, c->argv[2], o);
+            signalKeyStateChanged(c, c->db, o);
             addReplyLongLong(c, 1);
             /* Wake XREADGROUP clients blocked on it: they get -NOGROUP. */
             signalKeyAsReady(c->db, c->argv[2]);
@@ -300,7 +302,7 @@ void xgroupCommand(client *c) {
         }
     } else if (!strcasecmp(opt, "CREATECONSUMER") && c->argc == 5) {
         streamConsumer *created = streamCreateConsumer(cg, c->argv[4]);
-        if (created) signalModifiedKey(c, c->db, c->argv[2], o);
+        if (created) signalKeyStateChanged(c, c->db, o);
         addReplyLongLong(c, created ? 1 : 0);
     } else if (!strcasecmp(opt, "DELCONSUMER") && c->argc == 5) {
         long long pending = 0;
@@ -308,7 +310,7 @@ void xgroupCommand(client *c) {
         if (consumer) {
             pending = (long long)idtreeSize(&consumer->pel);
             streamDelConsumer(cg, consumer);
-            signalModifiedKey(c, c->db, c->argv[2], o);
+            signalKeyStateChanged(c, c->db, o);
         }
         addReplyLongLong(c, pending);
     } else {
@@ -345,7 +347,7 @@ void xackCommand(client *c) {
             acknowledged++;
         }
     }
-    if (acknowledged) signalModifiedKey(c, c->db, c->argv[1], o);
+    if (acknowledged) signalKeyStateChanged(c, c->db, o);
     addReplyLongLong(c, acknowledged);
 cleanup:
     if (ids != static_ids) zfree(ids);
@@ -581,7 +583,7 @@ void xclaimCommand(client *c) {
         consumer->active_time = commandTimeSnapshot();
     }
     setDeferredArrayLen(c, arraylenptr, arraylen);
-    signalModifiedKey(c, c->db, c->argv[1], o);
+    signalKeyStateChanged(c, c->db, o);
 cleanup:
     if (ids != static_ids) zfree(ids);
 }
@@ -695,7 +697,7 @@ void xautoclaimCommand(client *c) {
     for (size_t k = 0; k < ndeleted; k++) addReplyStreamID(c, &deleted[k]);
     zfree(claimed);
     zfree(deleted);
-    signalModifiedKey(c, c->db, c->argv[1], o);
+    signalKeyStateChanged(c, c->db, o);
 }
 
 /* ========================================================================

@@ -414,6 +414,58 @@ start_server {tags {"multi"}} {
         r exec
     } {}
 
+    # Which stream commands abort a transaction WATCHing their key: Redis
+    # signals a key as modified when entries change (XADD, XDEL, XTRIM
+    # that removes something) or when XGROUP CREATE MKSTREAM makes the key;
+    # consumer-group bookkeeping and XSETID do not.
+    proc watch_outcome {setup cmd} {
+        r del w
+        set id1 [r xadd w * f v1]
+        set id2 [r xadd w * f v2]
+        r xgroup create w g 0
+        if {$setup ne ""} { r {*}$setup }
+        r watch w
+        set c [redis_client]
+        catch {$c {*}[string map [list ID1 $id1 ID2 $id2] $cmd]}
+        $c close
+        r multi
+        r ping
+        if {[r exec] eq {PONG}} { return kept } else { return aborted }
+    }
+    foreach {setup cmd outcome} {
+        {} {xadd w * f v3} aborted
+        {} {xdel w ID1} aborted
+        {} {xdel w 1-99} kept
+        {} {xtrim w MAXLEN = 1} aborted
+        {} {xtrim w MAXLEN = 10} kept
+        {} {xreadgroup group g alice count 1 streams w >} kept
+        {} {xreadgroup group g alice streams w 0} kept
+        {xreadgroup group g alice streams w >} {xack w g ID1} kept
+        {xreadgroup group g alice streams w >} {xclaim w g bob 0 ID1} kept
+        {xreadgroup group g alice streams w >} {xautoclaim w g bob 0 0} kept
+        {} {xgroup createconsumer w g carol} kept
+        {xgroup createconsumer w g carol} {xgroup delconsumer w g carol} kept
+        {} {xgroup setid w g $} kept
+        {} {xgroup create w g2 0} kept
+        {} {xgroup destroy w g} kept
+        {} {xsetid w 99999999999999-0} kept
+    } {
+        test "WATCH and $cmd (after '$setup'): EXEC $outcome" {
+            watch_outcome $setup $cmd
+        } $outcome
+    }
+
+    test {XGROUP CREATE MKSTREAM aborts a transaction WATCHing the missing key} {
+        r del w
+        r watch w
+        set c [redis_client]
+        $c xgroup create w g $ mkstream
+        $c close
+        r multi
+        r ping
+        r exec
+    } {}
+
     test {EXEC replies in order, with XADD IDs} {
         r del s
         r multi
