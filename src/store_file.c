@@ -123,6 +123,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,6 +157,13 @@ typedef struct fileRecord {
     char token[FILE_TOKEN_HEX + 1]; /* version token, hex */
     fileIdentity id;                /* the document file it describes */
 } fileRecord;
+
+/* What one of the store's two files holds (see fileWriteDocument). */
+typedef struct fileLayout {
+    unsigned long long ino; /* the file (0: unused) */
+    size_t len;             /* document bytes at its start */
+    off_t size;             /* its size: spaces from len, a newline last */
+} fileLayout;
 
 typedef struct fileStore {
     store *st;               /* the generic store (location, base) */
@@ -198,6 +206,8 @@ typedef struct fileStore {
     int held;                                    /* the lock is kept after a reserving load */
     int spare_ok;                                /* tmp_path is a superseded version, safe
                                                   * to overwrite in place (see the top) */
+    fileLayout layouts[2];                       /* the document's file and the spare */
+    int next_layout;                             /* the slot a new file takes */
     int replaced_fd;                             /* the document a write replaced, closed after
                                                   * the write is reported (-1 if none) */
     struct timespec held_until;                  /* ... until then (CLOCK_MONOTONIC) */
@@ -269,20 +279,6 @@ static void newToken(char out[FILE_TOKEN_HEX + 1]) {
         out[2 * i + 1] = hex[raw[i] & 15];
     }
     out[FILE_TOKEN_HEX] = '\0';
-}
-
-static int pwriteAll(int fd, const char *p, size_t len, off_t off) {
-    while (len) {
-        ssize_t n = pwrite(fd, p, len, off);
-        if (n == -1) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += n;
-        off += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -507,19 +503,16 @@ done:
 /* Opens the file the next version is written to: the spare, if it may be
  * overwritten in place (see the top), or else a new file. A write lease is
  * granted only when no one else has the file open; it is released at once,
- * as all we wanted was the answer. *size gets the file's current size. */
-static int fileOpenTmp(fileStore *fs, off_t *size) {
-    *size = 0;
+ * as all we wanted was the answer. *sb gets the file's status. */
+static int fileOpenTmp(fileStore *fs, struct stat *sb) {
     if (fs->spare_ok) {
         fs->spare_ok = 0;
         int fd = open(fs->tmp_path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd != -1) {
-            struct stat sb;
             if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
                 fcntl(fd, F_SETLEASE, F_UNLCK);
-                if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+                if (fstat(fd, sb) == 0 && S_ISREG(sb->st_mode)) {
                     fs->recycled = 1;
-                    *size = sb.st_size;
                     return fd;
                 }
             }
@@ -528,7 +521,15 @@ static int fileOpenTmp(fileStore *fs, off_t *size) {
     }
     unlink(fs->tmp_path);
     int fd = open(fs->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd == -1) fileSetErr(fs, "cannot create %s: %s", fs->tmp_path, strerror(errno));
+    if (fd == -1) {
+        fileSetErr(fs, "cannot create %s: %s", fs->tmp_path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, sb) == -1) {
+        fileSetErr(fs, "cannot stat %s: %s", fs->tmp_path, strerror(errno));
+        close(fd);
+        return -1;
+    }
     return fd;
 }
 
@@ -543,19 +544,82 @@ static off_t filePaddedSize(size_t len, off_t have) {
     return (want + 4095) & ~(off_t)4095;
 }
 
-/* Writes the document at the start of fd, then spaces up to size. */
-static int fileWriteDocument(int fd, const char *data, size_t len, off_t size) {
-    static const char spaces[4096] = {[0 ... 4095] = ' '};
-    if (pwriteAll(fd, data, len, 0) == -1) return -1;
-    off_t off = (off_t)len;
-    while (off < size) {
-        size_t n = (size_t)(size - off) < sizeof(spaces) ? (size_t)(size - off) : sizeof(spaces);
-        if (pwriteAll(fd, spaces, n, off) == -1) return -1;
-        off += (off_t)n;
+/* Writes iov[0..cnt) at off, resuming after short writes. */
+static int pwritevAll(int fd, struct iovec *iov, int cnt, off_t off) {
+    while (cnt > 0) {
+        ssize_t n = pwritev(fd, iov, cnt > IOV_MAX ? IOV_MAX : cnt, off);
+        if (n == -1) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        off += n;
+        while (cnt > 0 && (size_t)n >= iov->iov_len) {
+            n -= (ssize_t)iov->iov_len;
+            iov++;
+            cnt--;
+        }
+        if (cnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
+}
+
+/* What a file this store wrote holds: the document's bytes up to len,
+ * then spaces, then a newline as the last of its size bytes. */
+static fileLayout *fileLayoutFor(fileStore *fs, unsigned long long ino) {
+    for (int i = 0; i < 2; i++)
+        if (fs->layouts[i].ino == ino) return &fs->layouts[i];
+    return NULL;
+}
+
+/* Writes the document at the start of fd, a file of size `have` now, to
+ * make it size bytes: the document, spaces, a newline. Of the padding,
+ * only what may not be spaces already is written: a file this store
+ * padded before (its layout is known) needs spaces only over the part of
+ * its old document that the new one does not cover. */
+static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const char *data, size_t len,
+                             off_t size) {
+    static char spaces[4096];
+    if (spaces[0] != ' ') memset(spaces, ' ', sizeof(spaces));
+    fileLayout *old = fileLayoutFor(fs, (unsigned long long)sb->st_ino);
+    off_t from = (off_t)len;
+    int newline = size > from;
+    off_t to = newline ? size - 1 : from;
+    if (newline && old && old->size == size && sb->st_size == size && (off_t)old->len < size) {
+        /* Padded before: spaces from old->len, the newline in place. */
+        to = (off_t)old->len > from ? (off_t)old->len : from;
+        newline = 0;
+    }
+    size_t nspaces = (size_t)(to - from);
+    int cnt = 1 + (int)((nspaces + sizeof(spaces) - 1) / sizeof(spaces)) + newline;
+    struct iovec stackiov[64];
+    struct iovec *iov = cnt <= 64 ? stackiov : zmalloc(sizeof(*iov) * (size_t)cnt);
+    int i = 0;
+    iov[i++] = (struct iovec){(void *)data, len};
+    while (nspaces) {
+        size_t n = nspaces < sizeof(spaces) ? nspaces : sizeof(spaces);
+        iov[i++] = (struct iovec){spaces, n};
+        nspaces -= n;
     }
     /* End with a newline, for whoever cats the file. */
-    if (size > (off_t)len && pwriteAll(fd, "\n", 1, size - 1) == -1) return -1;
-    return 0;
+    if (newline) iov[i++] = (struct iovec){"\n", 1};
+    int ret = pwritevAll(fd, iov, i, 0);
+    if (iov != stackiov) zfree(iov);
+    return ret;
+}
+
+/* Remembers what fd's file holds now (see fileWriteDocument). */
+static void fileNoteLayout(fileStore *fs, const struct stat *sb, size_t len) {
+    fileLayout *l = fileLayoutFor(fs, (unsigned long long)sb->st_ino);
+    if (!l) {
+        l = &fs->layouts[fs->next_layout];
+        fs->next_layout ^= 1;
+    }
+    l->ino = (unsigned long long)sb->st_ino;
+    l->len = len;
+    l->size = sb->st_size;
 }
 
 /* Whether the document's current version is the one the writer expects. */
@@ -618,19 +682,20 @@ static void fileDoWrite(fileStore *fs) {
     }
 
     /* 2. The new version, durable under its temporary name. */
-    off_t have;
-    int fd = fileOpenTmp(fs, &have);
+    struct stat tsb;
+    int fd = fileOpenTmp(fs, &tsb);
     if (fd == -1) goto unlock;
     size_t len = sdslen(fs->data);
+    off_t have = tsb.st_size;
     off_t size = fs->recycled ? filePaddedSize(len, have) : (off_t)len;
-    struct stat tsb;
-    if (fileWriteDocument(fd, fs->data, len, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
+    if (fileWriteDocument(fs, fd, &tsb, fs->data, len, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
         fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
         fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
         close(fd);
         unlink(fs->tmp_path);
         goto unlock;
     }
+    fileNoteLayout(fs, &tsb, len);
     if (close(fd) == -1) {
         fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
         unlink(fs->tmp_path);
