@@ -95,18 +95,25 @@ typedef struct commitState {
     int takeover_pending;     /* next commit writes our broker record with
                                * epoch+1, even without changes */
     int starting;             /* inside commitInit: results go back to it */
+    /* --- a follower's take-over (commitTakeOver, for broker.c) --- */
+    int takeover_wanted;      /* the reload in progress decides a take-over */
+    sds takeover_expect_id;   /* ... if the record still names this broker */
+    uint64_t takeover_expect_epoch; /* ... at this epoch */
     /* --- the commit in flight --- */
     int in_flight;            /* a write is outstanding */
     uint64_t flight_seq;      /* change_seq it contains */
     uint64_t flight_base;     /* durable_seq when it started */
     long long flight_start_us;/* when it started */
     size_t flight_bytes;      /* document size */
+    storeDoc *flight_doc;     /* the document being written, until its
+                               * write is over (NULL: none) */
+    uint64_t doc_pins;        /* documents encoded: the next one's
+                               * server.doc_pin */
+    size_t own_bytes;         /* the last document's own (not borrowed)
+                               * bytes: the next one's buffer size */
     persistHeader flight_hdr; /* header written (becomes doc on success) */
     /* --- debug delay (commit-debug-delay) --- */
-    struct event *delay_ev;   /* fires when a delayed result is due */
-    storeStatus delayed_status; /* the result held back */
-    sds delayed_version;
-    sds delayed_err;
+    struct event *delay_ev;   /* commit-debug-delay: starts the write */
     /* --- retries --- */
     struct event *retry_ev;   /* wakes the loop when the backoff is over */
     int backing_off;          /* no commit until retry_ev fires */
@@ -158,6 +165,7 @@ typedef struct commitState {
 
 static void commitStart(commitState *cs);
 static void commitReload(commitState *cs);
+static void takeoverAfterLoad(commitState *cs);
 
 /* ========================================================================
  * Helpers
@@ -178,11 +186,26 @@ static void addTimer(struct event *ev, long long ms) {
 
 /* "host:port" where this node serves clients, for the broker record. */
 static sds nodeAddress(void) {
+    /* broker-announce-address: what other nodes must dial (NAT, a
+     * container's published port, a DNS name) wins. */
+    if (server.cfg.broker_announce_address) return sdsnew(server.cfg.broker_announce_address);
     if (server.cfg.port == 0) return sdsnew(server.cfg.unixsocket ? server.cfg.unixsocket : "");
     int argc = 0;
     sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "127.0.0.1", &argc);
     const char *host = argc ? addrs[0] : "127.0.0.1";
     if (host[0] == '-') host++;
+    /* A wildcard bind is no address to dial: the host's name is (other
+     * hosts usually resolve it; on this host it resolves to a local
+     * address, which the wildcard covers). */
+    char hostname[256];
+    if (!strcmp(host, "0.0.0.0") || !strcmp(host, "*") || !strcmp(host, "::") || !strcmp(host, "::*")) {
+        if (gethostname(hostname, sizeof(hostname)) == 0) {
+            hostname[sizeof(hostname) - 1] = '\0';
+            host = hostname;
+        } else {
+            host = "127.0.0.1";
+        }
+    }
     sds out = strchr(host, ':') ? sdscatprintf(sdsempty(), "[%s]:%d", host, server.cfg.port)
                                 : sdscatprintf(sdsempty(), "%s:%d", host, server.cfg.port);
     sdsfreesplitres(addrs, argc);
@@ -340,12 +363,14 @@ static void commitLoadDone(void *priv, storeStatus status, const char *data, siz
         serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s", server.store->location,
                   problem);
         sdsfree(problem);
+        cs->takeover_wanted = 0; /* broker.c tries again at its next check */
         cs->reloading = 0;
         reloadLater(cs, 1000);
         return;
     }
     cs->reloading = 0;
     server.loading = 0;
+    if (cs->takeover_wanted) takeoverAfterLoad(cs);
     if (cs->reload_quiet) {
         cs->reload_quiet = 0;
         if (!cs->is_broker) return; /* still a follower: nothing new to say */
@@ -428,6 +453,17 @@ static void followerDiscardChanges(commitState *cs) {
  * Committing
  * ===================================================================== */
 
+/* The document of the commit in flight is no longer read by the store:
+ * the texts it borrowed may change in place again, and those it kept are
+ * freed with it. */
+static void commitReleaseDoc(commitState *cs) {
+    if (!cs->flight_doc) return;
+    server.doc_pin = 0;
+    server.doc_pinned = NULL;
+    storeDocFree(cs->flight_doc);
+    cs->flight_doc = NULL;
+}
+
 static void recordLatency(commitState *cs, long long us) {
     cs->latency_us[cs->lat_next] = us;
     cs->lat_next = (cs->lat_next + 1) % COMMIT_LATENCY_SAMPLES;
@@ -488,7 +524,7 @@ static void gatherAfterCommit(commitState *cs, unsigned long released, unsigned 
     long long window = cs->last_commit_us;
     if (window > cap) window = cap;
     if (window < 1) return;
-    { const char *f = getenv("GFRAC"); double fr = f ? atof(f) : 1.0; cs->gather_target = (unsigned long)(waiting * fr); if (cs->gather_target < 1) cs->gather_target = 1; }
+    cs->gather_target = waiting;
     cs->gather_until_us = ustime() + window;
 }
 
@@ -499,9 +535,12 @@ static int commitShouldWait(commitState *cs) {
     if (listLength(server.clients_waiting_commit) >= cs->gather_target) {
         cs->gather_misses = 0;
     } else if (now < cs->gather_until_us) {
-        if (!cs->gather_waited) cs->gathered_commits++;
+        /* The window's end does not move: arm its timer once. */
+        if (!cs->gather_waited) {
+            cs->gathered_commits++;
+            gatherArm(cs, cs->gather_until_us - now);
+        }
         cs->gather_waited = 1;
-        gatherArm(cs, cs->gather_until_us - now);
         return 1;
     } else if (++cs->gather_misses >= COMMIT_GATHER_MISSES) {
         cs->gather_misses = 0;
@@ -599,6 +638,7 @@ static void commitFailed(commitState *cs, const char *err) {
 }
 
 static void commitFinish(commitState *cs, storeStatus status, const char *version, const char *err) {
+    commitReleaseDoc(cs);
     cs->in_flight = 0;
     switch (status) {
     case STORE_OK: commitSucceeded(cs, version); break;
@@ -607,28 +647,28 @@ static void commitFinish(commitState *cs, storeStatus status, const char *versio
     }
 }
 
+static void commitWriteDone(void *priv, storeStatus status, const char *new_version, const char *err) {
+    commitFinish(priv, status, new_version, err);
+}
+
+/* Hands the encoded document of the commit in flight to the store. */
+static void commitWrite(commitState *cs) {
+    storeDoc *doc = cs->flight_doc;
+    if (server.store->type->write_doc) {
+        server.store->type->write_doc(server.store, doc, cs->version, commitWriteDone, cs);
+    } else {
+        sds flat = storeDocFlatten(doc);
+        commitReleaseDoc(cs);
+        server.store->type->write(server.store, flat, cs->version, commitWriteDone, cs);
+    }
+}
+
+/* commit-debug-delay: the store is slow from the start, the document
+ * waiting (and its borrowed texts with it) before it is written. */
 static void delayTimerFired(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
-    commitState *cs = arg;
-    sds version = cs->delayed_version, err = cs->delayed_err;
-    cs->delayed_version = cs->delayed_err = NULL;
-    commitFinish(cs, cs->delayed_status, version, err);
-    sdsfree(version);
-    sdsfree(err);
-}
-
-static void commitWriteDone(void *priv, storeStatus status, const char *new_version, const char *err) {
-    commitState *cs = priv;
-    if (server.cfg.commit_debug_delay_ms > 0) {
-        /* Debug: hold the result back, as a slow store would. */
-        cs->delayed_status = status;
-        cs->delayed_version = new_version ? sdsnew(new_version) : NULL;
-        cs->delayed_err = err ? sdsnew(err) : NULL;
-        addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
-        return;
-    }
-    commitFinish(cs, status, new_version, err);
+    commitWrite(arg);
 }
 
 /* A big document is a fresh allocation at every commit, and faulting it in
@@ -658,13 +698,23 @@ static void commitStart(commitState *cs) {
     cs->flight_start_us = ustime();
     cs->flight_seq = server.change_seq;
     cs->flight_base = server.durable_seq;
-    sds doc = sdsMakeRoomFor(sdsempty(), cs->doc_bytes + cs->doc_bytes / 8 + 4096);
-    adviseHugePages(doc);
-    doc = persistEncode(doc, h, cs->cache);
+    /* Big streams' entries are borrowed from their nodes (storeDoc in
+     * store.h): the own buffer holds the rest. */
+    storeDoc *doc = storeDocNew(cs->own_bytes + cs->own_bytes / 8 + 4096);
+    adviseHugePages(doc->own);
+    server.doc_pin = ++cs->doc_pins;
+    server.doc_pinned = doc;
+    cs->flight_doc = doc;
+    persistEncode(doc, h, cs->cache);
     cs->last_encode_us = ustime() - cs->flight_start_us;
-    cs->flight_bytes = sdslen(doc);
+    cs->own_bytes = sdslen(doc->own);
+    cs->flight_bytes = doc->len;
     cs->in_flight = 1;
-    server.store->type->write(server.store, doc, cs->version, commitWriteDone, cs);
+    if (server.cfg.commit_debug_delay_ms > 0) {
+        addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
+        return;
+    }
+    commitWrite(cs);
 }
 
 static void retryTimerFired(evutil_socket_t fd, short what, void *arg) {
@@ -756,6 +806,7 @@ static commitState *commitStateCreate(void) {
 }
 
 static void commitStateFree(commitState *cs) {
+    commitReleaseDoc(cs); /* the store is closed: nobody reads it any more */
     event_free(cs->delay_ev);
     event_free(cs->retry_ev);
     event_free(cs->reload_ev);
@@ -767,8 +818,7 @@ static void commitStateFree(commitState *cs) {
     sdsfree(cs->version);
     sdsfree(cs->node_id);
     sdsfree(cs->node_address);
-    sdsfree(cs->delayed_version);
-    sdsfree(cs->delayed_err);
+    sdsfree(cs->takeover_expect_id);
     sdsfree(cs->load_error);
     sdsfree(cs->last_error);
     zfree(cs->ages);
@@ -983,4 +1033,97 @@ uint64_t commitCoveredSeq(void) {
     commitState *cs = server.commit;
     if (cs && cs->in_flight && cs->flight_seq > server.durable_seq) return cs->flight_seq;
     return server.durable_seq;
+}
+
+/* ========================================================================
+ * The broker module's view and the follower's take-over (commit.h; the
+ * policy -- when to take over, where to forward -- is broker.c's)
+ * ===================================================================== */
+
+commitRole commitGetRole(void) {
+    commitState *cs = server.commit;
+    if (!cs) return COMMIT_ROLE_NONE;
+    if (cs->starting || cs->reloading) return COMMIT_ROLE_LOADING;
+    return cs->is_broker ? COMMIT_ROLE_BROKER : COMMIT_ROLE_FOLLOWER;
+}
+
+void commitGetBroker(const char **id, const char **address, uint64_t *epoch) {
+    commitState *cs = server.commit;
+    *id = cs ? cs->doc.broker.id : NULL;
+    *address = cs ? cs->doc.broker.address : NULL;
+    *epoch = cs ? cs->doc.broker.epoch : 0;
+}
+
+const char *commitNodeId(void) { return server.commit ? server.commit->node_id : server.runid; }
+
+const char *commitNodeAddress(void) { return server.commit ? server.commit->node_address : ""; }
+
+int commitTakeOver(const char *expect_id, uint64_t expect_epoch) {
+    commitState *cs = server.commit;
+    if (!cs || cs->starting || cs->is_broker || cs->reloading || cs->in_flight) return C_ERR;
+    if (cs->reload_scheduled) {
+        evtimer_del(cs->reload_ev);
+        cs->reload_scheduled = 0;
+    }
+    sdsfree(cs->takeover_expect_id);
+    cs->takeover_expect_id = expect_id ? sdsnew(expect_id) : NULL;
+    cs->takeover_expect_epoch = expect_epoch;
+    cs->takeover_wanted = 1;
+    cs->reloading = 1;
+    cs->reloads++;
+    cs->reload_start_us = ustime();
+    cs->last_reload_ms = mstime();
+    cs->reload_quiet = 1;
+    server.loading = 1;
+    /* As at start-up: the take-over write must follow this load without
+     * another writer in between (the broker may only be slow, not dead). */
+    if (server.store->type->load_reserve)
+        server.store->type->load_reserve(server.store, server.cfg.commit_timeout_ms, commitLoadDone, cs);
+    else
+        server.store->type->load(server.store, commitLoadDone, cs);
+    return C_OK;
+}
+
+/* The take-over load landed (commitLoadDone): take over if the document
+ * still names the broker that stopped answering. Otherwise somebody else
+ * did something first (another follower took over, or the broker wrote a
+ * new epoch): follow the document as it is. */
+static void takeoverAfterLoad(commitState *cs) {
+    cs->takeover_wanted = 0;
+    const persistBroker *b = &cs->doc.broker;
+    int same = b->id && cs->takeover_expect_id && !strcmp(b->id, cs->takeover_expect_id) &&
+               b->epoch == cs->takeover_expect_epoch;
+    if (same && !cs->is_broker) {
+        cs->is_broker = 1;
+        cs->takeover_pending = 1; /* commitBeforeSleep writes epoch+1 */
+        return;
+    }
+    if (cs->is_broker) return; /* a document without a broker: adopted */
+    /* A reserving load keeps the store for our next write, which will not
+     * come: a plain load lets the broker in again at once (and logs whom
+     * this node follows now). */
+    if (server.store->type->load_reserve) {
+        commitReload(cs);
+        return;
+    }
+    serverLog(LL_NOTICE, "Broker: not taking over: the state document now names broker %s at %s (epoch %llu)",
+              b->id ? b->id : "?", b->address ? b->address : "?", (unsigned long long)b->epoch);
+}
+
+void commitFollowerReload(void) {
+    commitState *cs = server.commit;
+    if (!cs || cs->starting || cs->is_broker || cs->reloading || cs->reload_scheduled || cs->in_flight) return;
+    cs->reload_quiet = 1;
+    long long since = mstime() - cs->last_reload_ms;
+    if (since >= COMMIT_FOLLOWER_RELOAD_MS) commitReload(cs);
+    else reloadLater(cs, COMMIT_FOLLOWER_RELOAD_MS - since);
+}
+
+/* LASTSAVE: unix time (seconds) of the last successful commit, or of the
+ * start when nothing was committed yet (the state then is the document
+ * as loaded, durable already) -- what INFO's rdb_last_save_time says. */
+long long commitLastSaveTime(void) {
+    commitState *cs = server.commit;
+    long long ms = cs && cs->last_commit_ms ? cs->last_commit_ms : server.start_time_ms;
+    return ms / 1000;
 }

@@ -31,8 +31,47 @@ uint64_t commitCoveredSeq(void);
  * front: a follower does not execute changes. */
 sds commitFollowerError(void);
 
+/* Unix seconds of the last successful commit (start time before the
+ * first one): LASTSAVE, INFO rdb_last_save_time. */
+long long commitLastSaveTime(void);
+
 /* Appends INFO `# Persistence` fields. */
 sds commitInfoString(sds s);
+
+/* ------------------------------------------------------------------------
+ * The broker module's view (broker.c, design.md §5)
+ * --------------------------------------------------------------------- */
+
+typedef enum commitRole {
+    COMMIT_ROLE_NONE = 0,  /* no commit module (not initialised) */
+    COMMIT_ROLE_LOADING,   /* starting, or (re)loading the document */
+    COMMIT_ROLE_BROKER,    /* the document names this node (or will, once
+                            * a pending take-over commit lands) */
+    COMMIT_ROLE_FOLLOWER,  /* another node is the broker */
+} commitRole;
+
+/* Where this node stands. Cheap: called for every command. */
+commitRole commitGetRole(void);
+
+/* The document's broker record as this node last read or wrote it; fields
+ * are NULL / 0 when there is none. The strings stay valid until the next
+ * return to the event loop. */
+void commitGetBroker(const char **id, const char **address, uint64_t *epoch);
+
+/* This node's id (run_id) and the address it puts in the broker record. */
+const char *commitNodeId(void);
+const char *commitNodeAddress(void);
+
+/* A follower takes over: loads the document again (reserving the next
+ * write when the store can), and if its broker record is still
+ * expect_id / expect_epoch, commits a record naming this node with epoch+1
+ * (the start-up take-over; a lost CAS reloads and follows the winner).
+ * Returns C_ERR (nothing started) unless this node is an idle follower. */
+int commitTakeOver(const char *expect_id, uint64_t expect_epoch);
+
+/* A follower reads the document again, to learn of a new broker (at most
+ * once per second; a reload already due or running counts). */
+void commitFollowerReload(void);
 
 /* At shutdown: commits what is pending and waits (running the loop) until
  * it is durable or fails. Returns C_OK if everything is durable. */

@@ -172,6 +172,12 @@ static const configDirective configTable[] = {
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, .offset = FIELD(lazyfree_lazy_user_flush),
      .default_value = "no"},
 
+    /* --- Slow log (slowlog.c) --- */
+    {.name = "slowlog-log-slower-than", .type = CONFIG_LONGLONG, .offset = FIELD(slowlog_log_slower_than),
+     .min = -1, .max = LLONG_MAX, .default_value = "10000"},
+    {.name = "slowlog-max-len", .type = CONFIG_LONGLONG, .offset = FIELD(slowlog_max_len),
+     .min = 0, .max = LONG_MAX, .default_value = "128"},
+
     /* --- Storage and group commit --- */
     {.name = "store", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE, .offset = FIELD(store),
      .default_value = ""},
@@ -181,6 +187,8 @@ static const configDirective configTable[] = {
      .offset = FIELD(commit_debug_delay_ms), .min = 0, .max = LLONG_MAX, .default_value = "0"},
     {.name = "broker-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(broker_timeout_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "5000"},
+    {.name = "broker-announce-address", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(broker_announce_address), .default_value = ""},
 
     /* --- S3 --- */
     {.name = "s3-endpoint", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
@@ -435,6 +443,13 @@ static sds getDirective(const configDirective *d) {
 sds getConfigValueByName(const char *name) {
     const configDirective *d = lookupDirective(name);
     return d ? getDirective(d) : NULL;
+}
+
+/* A secret (requirepass, S3 keys): CONFIG SET's value for it is shown as
+ * "(redacted)" in SLOWLOG and MONITOR (slowlog.c). */
+int configIsSensitive(const char *name) {
+    const configDirective *d = lookupDirective(name);
+    return d && (d->flags & CONFIG_SENSITIVE);
 }
 
 /* Whether d holds its default value (CONFIG REWRITE leaves defaults out

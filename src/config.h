@@ -22,6 +22,7 @@ int parseMemoryValue(const char *s, long long *bytes);
 /* Current value of a directive as CONFIG GET shows it, NULL if there is no
  * such directive. The caller frees it. */
 sds getConfigValueByName(const char *name);
+int configIsSensitive(const char *name);
 
 /* ------------------------------------------------------------------------
  * Statistics (info.c)

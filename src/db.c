@@ -94,7 +94,23 @@ robj *createStreamObject(void) {
     o->type = OBJ_STREAM;
     o->ptr = streamNew();
     o->mod_seq = 0;
+    o->lru = LRU_CLOCK();
     return o;
+}
+
+/* ========================================================================
+ * Access times (OBJECT IDLETIME), Redis's LRU clock: one store of the
+ * cached command time per key lookup, no extra memory (robj padding).
+ * ===================================================================== */
+
+unsigned int LRU_CLOCK(void) {
+    return (unsigned int)((server.mstime_cache / LRU_CLOCK_RESOLUTION) & LRU_CLOCK_MAX);
+}
+
+unsigned long long estimateObjectIdleTime(robj *o) {
+    unsigned long long lruclock = LRU_CLOCK();
+    if (lruclock >= o->lru) return (lruclock - o->lru) * LRU_CLOCK_RESOLUTION;
+    return (lruclock + (LRU_CLOCK_MAX - o->lru)) * LRU_CLOCK_RESOLUTION;
 }
 
 void freeObject(robj *o) {
@@ -168,11 +184,14 @@ static void stampAllObjects(redisDb *db) {
  * ===================================================================== */
 
 #define LOOKUP_NONE 0
-#define LOOKUP_WRITE (1 << 0) /* for a write: no hit/miss stats (as Redis) */
+#define LOOKUP_WRITE (1 << 0)   /* for a write: no hit/miss stats (as Redis) */
+#define LOOKUP_NOTOUCH (1 << 1) /* leave the access time alone (OBJECT) */
 
 /* Finds key in db, expiring it first if its time has come (that deletion
  * is itself a change), and records what the reply will depend on: the
  * object's last change if found, the db's last removal if not. */
+void touchCommand(client *c);
+
 static robj *lookupKey(client *c, redisDb *db, sds key, int flags) {
     robj *val = dictFetchValue(db->keys, key);
     if (val && expireIfNeeded(db, key)) val = NULL;
@@ -180,6 +199,10 @@ static robj *lookupKey(client *c, redisDb *db, sds key, int flags) {
     if (val) {
         if (stats) server.stat_keyspace_hits++;
         observeSeq(c, val->mod_seq);
+        /* A CLIENT NO-TOUCH client does not refresh it, except by TOUCH. */
+        if (!(flags & LOOKUP_NOTOUCH) &&
+            !(c && (c->flags & CLIENT_NO_TOUCH) && c->cmd && c->cmd->proc != touchCommand))
+            val->lru = LRU_CLOCK();
     } else {
         if (stats) server.stat_keyspace_misses++;
         observeSeq(c, db->del_seq);
@@ -190,6 +213,8 @@ static robj *lookupKey(client *c, redisDb *db, sds key, int flags) {
 robj *lookupKeyRead(client *c, redisDb *db, sds key) { return lookupKey(c, db, key, LOOKUP_NONE); }
 
 robj *lookupKeyWrite(client *c, redisDb *db, sds key) { return lookupKey(c, db, key, LOOKUP_WRITE); }
+
+robj *lookupKeyReadNoTouch(client *c, redisDb *db, sds key) { return lookupKey(c, db, key, LOOKUP_NOTOUCH); }
 
 /* `reply` is what to answer when the key is missing: a raw protocol string
  * ("-ERR no such key\r\n" counts as an error reply), or NULL for the null
@@ -382,7 +407,7 @@ void unlinkCommand(client *c) { delGenericCommand(c); }
 void existsCommand(client *c) {
     long long count = 0;
     for (int j = 1; j < c->argc; j++)
-        if (lookupKeyRead(c, c->db, c->argv[j])) count++;
+        if (lookupKeyReadNoTouch(c, c->db, c->argv[j])) count++; /* no LRU touch, as Redis */
     addReplyLongLong(c, count);
 }
 
@@ -395,7 +420,7 @@ void touchCommand(client *c) {
 }
 
 void typeCommand(client *c) {
-    robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    robj *o = lookupKeyReadNoTouch(c, c->db, c->argv[1]); /* no LRU touch, as Redis */
     addReplyStatus(c, typeName(o));
 }
 
@@ -538,7 +563,7 @@ void scanCommand(client *c) {
         sds key = sd.keys[j];
         int filter = 0;
         if (typename) {
-            robj *o = lookupKeyRead(c, c->db, key);
+            robj *o = lookupKeyReadNoTouch(c, c->db, key);
             if (strcasecmp(typename, typeName(o)) != 0) filter = 1;
         }
         if (!filter && expireIfNeeded(c->db, key)) filter = 1;
@@ -596,6 +621,66 @@ void renameCommand(client *c) { renameGenericCommand(c, 0); }
 void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
 
 /* ------------------------------------------------------------------------
+ * COPY source destination [DB destination-db] [REPLACE]
+ * --------------------------------------------------------------------- */
+
+/* The destination gets a deep copy (streamDup: entries, metadata, groups,
+ * consumers, PELs), independent of the source, with the source's TTL. The
+ * new key is a change like any other: it goes into the next commit and
+ * the reply waits for it. */
+void copyCommand(client *c) {
+    redisDb *src = c->db, *dst = c->db;
+    int replace = 0;
+
+    for (int j = 3; j < c->argc; j++) {
+        int additional = c->argc - j - 1;
+        if (!strcasecmp(c->argv[j], "replace")) {
+            replace = 1;
+        } else if (!strcasecmp(c->argv[j], "db") && additional >= 1) {
+            long dbid;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 1], INT_MIN, INT_MAX, &dbid, NULL) != C_OK) return;
+            if (dbid < 0 || dbid >= server.cfg.databases) {
+                addReplyError(c, "DB index is out of range");
+                return;
+            }
+            dst = &server.db[dbid];
+            j++;
+        } else {
+            addReplyErrorObject(c, shared_syntaxerr);
+            return;
+        }
+    }
+
+    sds key = c->argv[1], newkey = c->argv[2];
+    if (src == dst && sdslen(key) == sdslen(newkey) && memcmp(key, newkey, sdslen(key)) == 0) {
+        addReplyError(c, "source and destination objects are the same");
+        return;
+    }
+    robj *o = lookupKeyRead(c, src, key);
+    if (!o) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    long long expire = getExpire(src, key);
+    int delete = 0;
+    if (lookupKeyWrite(c, dst, newkey)) {
+        if (!replace) {
+            addReplyLongLong(c, 0);
+            return;
+        }
+        delete = 1;
+    }
+    robj *newobj = createStreamObject();
+    freeStream(newobj->ptr);
+    newobj->ptr = streamDup(o->ptr);
+    if (delete) dbDelete(dst, newkey);
+    dbAdd(dst, newkey, newobj);
+    if (expire != -1) setExpire(dst, newkey, expire);
+    signalModifiedKey(c, dst, newkey, newobj);
+    addReplyLongLong(c, 1);
+}
+
+/* ------------------------------------------------------------------------
  * SWAPDB / FLUSHDB / FLUSHALL
  * --------------------------------------------------------------------- */
 
@@ -647,6 +732,7 @@ struct redisCommand dbCommandTable[] = {
     {"scan", scanCommand, -2, CMD_READONLY, 0, 0, 0, "keyspace read slow", NULL},
     {"randomkey", randomkeyCommand, 1, CMD_READONLY, 0, 0, 0, "keyspace read slow", NULL},
     {"rename", renameCommand, 3, CMD_WRITE, 1, 2, 1, "keyspace write slow", NULL},
+    {"copy", copyCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "keyspace write slow", NULL},
     {"renamenx", renamenxCommand, 3, CMD_WRITE | CMD_FAST, 1, 2, 1, "keyspace write fast", NULL},
     {"expire", expireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "keyspace write fast", NULL},
     {"pexpire", pexpireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "keyspace write fast", NULL},

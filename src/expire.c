@@ -261,7 +261,7 @@ void pexpireatCommand(client *c) { expireGenericCommand(c, 0, 0); }
 /* TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 if the key does not exist, -1 if
  * it has no TTL; seconds are rounded to the nearest. */
 static void ttlGenericCommand(client *c, int output_ms, int output_abs) {
-    if (!lookupKeyRead(c, c->db, c->argv[1])) {
+    if (!lookupKeyReadNoTouch(c, c->db, c->argv[1])) { /* as Redis: no access-time refresh */
         addReplyLongLong(c, -2);
         return;
     }

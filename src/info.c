@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 
+#include "broker.h"
 #include "commit.h"
 #include "config.h"
 #include "server.h"
@@ -156,7 +157,7 @@ static sds genServerSection(sds s) {
                      0, 0, 0,
 #endif
                      (long long)getpid(), server.runid, server.cfg.port, ustime(), uptime, uptime / 86400,
-                     server.cfg.hz, server.cfg.hz, server.lruclock, server.executable ? server.executable : "",
+                     server.cfg.hz, server.cfg.hz, LRU_CLOCK(), server.executable ? server.executable : "",
                      server.cfg.configfile ? server.cfg.configfile : "");
 
     /* Redis 7.2's listener lines: one per kind of listening socket. */
@@ -380,6 +381,7 @@ static const infoSection infoSections[] = {
     {"clients", "Clients", INFO_DEFAULT | INFO_ALL, genClientsSection},
     {"memory", "Memory", INFO_DEFAULT | INFO_ALL, genMemorySection},
     {"persistence", "Persistence", INFO_DEFAULT | INFO_ALL, genPersistenceSection},
+    {"broker", "Broker", INFO_DEFAULT | INFO_ALL, brokerInfoString},
     {"stats", "Stats", INFO_DEFAULT | INFO_ALL, genStatsSection},
     {"replication", "Replication", INFO_DEFAULT | INFO_ALL, genReplicationSection},
     {"cpu", "CPU", INFO_DEFAULT | INFO_ALL, genCpuSection},

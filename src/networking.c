@@ -7,6 +7,7 @@
  * replyBlock tagged with the change sequence they depend on, and the writer
  * only sends blocks whose changes are durable (design.md §4). */
 #include "server.h"
+#include "broker.h"
 #include "commit.h"
 
 #include <arpa/inet.h>
@@ -133,7 +134,9 @@ void freeClient(client *c) {
         freeClientAsync(c);
         return;
     }
+    if (c->relay) brokerRelayFree(c); /* broker forwarding */
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
+    if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* monitor.c */
     unwatchAllKeys(c);
     freeClientMultiState(c);
     if (c->read_ev) event_free(c->read_ev);
@@ -588,6 +591,15 @@ void clientCommitReply(client *c, uint64_t need_seq) {
 
 int clientHasPendingReplies(client *c) { return c->reply != NULL; }
 
+/* --- broker forwarding (broker.c) --------------------------------------
+ * The broker's bytes for a relayed client. They bypass CLIENT REPLY (the
+ * broker applies it) and depend on nothing here (need_seq 0), but queue
+ * behind what this node replied before the switch. */
+void clientRelayReply(client *c, const char *buf, size_t len) {
+    c->pending = sdscatlen(c->pending, buf, len);
+    clientCommitReply(c, 0);
+}
+
 /* After durable_seq advanced: clients whose head block became sendable go
  * to the write list; those with nothing left waiting leave the held list. */
 void releaseHeldReplies(void) {
@@ -656,6 +668,7 @@ static int writeToClient(client *c) {
         if ((size_t)w < total) break;
     }
     c->last_interaction = server.mstime_cache;
+    if (c->relay) brokerRelayClientDrained(c); /* broker forwarding */
     int sendable = c->reply && c->reply->need_seq <= server.durable_seq;
     if (sendable) {
         event_add(c->write_ev, NULL);
@@ -842,6 +855,7 @@ static int processMultibulkBuffer(client *c) {
  * Returns C_ERR if the client was freed. */
 int processInputBuffer(client *c) {
     while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->relay) break; /* broker forwarding: the rest is the broker's */
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
@@ -862,6 +876,7 @@ int processInputBuffer(client *c) {
         sdsrange(c->querybuf, (long)c->qb_pos, -1);
         c->qb_pos = 0;
     }
+    if (c->relay) brokerRelayInput(c); /* broker forwarding */
     return C_OK;
 }
 
@@ -919,6 +934,7 @@ void afterCommand(client *c) {
 
 static const char *clientFlagsString(client *c, char *buf) {
     char *p = buf;
+    if (c->flags & CLIENT_MONITOR) *p++ = 'O'; /* first, as in Redis */
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
@@ -926,6 +942,7 @@ static const char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
     if (p == buf) *p++ = 'N';
     *p = '\0';
     return buf;
@@ -1206,9 +1223,9 @@ static void clientOnOffFlagCommand(client *c, uint64_t flag) {
 
 static void clientNoEvictCommand(client *c) { clientOnOffFlagCommand(c, CLIENT_NO_EVICT); }
 
-/* casq has no LRU/LFU eviction, so NO-TOUCH has nothing to change; it is
- * accepted with Redis's validation so clients that send it keep working. */
-static void clientNoTouchCommand(client *c) { clientOnOffFlagCommand(c, 0); }
+/* NO-TOUCH: this client's reads leave OBJECT IDLETIME alone (db.c's
+ * lookupKey), except TOUCH itself, as in Redis 7.2. */
+static void clientNoTouchCommand(client *c) { clientOnOffFlagCommand(c, CLIENT_NO_TOUCH); }
 
 static void clientHelpCommand(client *c) {
     static const char *help[] = {

@@ -14,6 +14,7 @@
  * "format" for anything an older reader cannot ignore) or edited by hand
  * never loses data silently. */
 #include "persist.h"
+#include "store.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -124,22 +125,32 @@ static void cacheSweep(persistCache *pc) {
  * Encoding
  * ===================================================================== */
 
-/* Appends the STREAM object of o, from the cache when the key did not
- * change since it was cached. */
-static sds encodeValue(sds out, robj *o, persistCache *pc, size_t *used) {
-    if (!pc || o->mod_seq == 0) return streamCatJSON(out, o->ptr);
+/* Appends the STREAM object of o to the document: from the cache when the
+ * key did not change since it was cached; a big stream's entries borrowed
+ * from its nodes (streamDocJSON), not copied. */
+static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
+    if (!pc || o->mod_seq == 0) {
+        streamDocJSON(d, o->ptr);
+        return;
+    }
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
     if (e && e->mod_seq == o->mod_seq) {
         e->gen = pc->gen;
         (*used)++;
-        return sdscatlen(out, e->json, sdslen(e->json));
+        d->own = sdscatlen(d->own, e->json, sdslen(e->json));
+        return;
     }
-    size_t start = sdslen(out);
-    out = streamCatJSON(out, o->ptr);
-    size_t len = sdslen(out) - start;
+    if (streamEntriesJSONBytes(o->ptr) > PERSIST_CACHE_MAX_VALUE) {
+        cacheDelete(pc, o);
+        streamDocJSON(d, o->ptr);
+        return;
+    }
+    size_t start = sdslen(d->own);
+    d->own = streamCatJSON(d->own, o->ptr);
+    size_t len = sdslen(d->own) - start;
     if (len > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
-        return out;
+        return;
     }
     if (!e) {
         e = zcalloc(sizeof(*e));
@@ -148,16 +159,15 @@ static sds encodeValue(sds out, robj *o, persistCache *pc, size_t *used) {
         pc->bytes -= sdslen(e->json);
         sdsfree(e->json);
     }
-    e->json = sdsnewlen(out + start, len);
+    e->json = sdsnewlen(d->own + start, len);
     e->mod_seq = o->mod_seq;
     e->gen = pc->gen;
     pc->bytes += len;
     (*used)++;
-    return out;
 }
 
-static sds encodeKey(sds out, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
-    out = sdscatlen(out, "{\"key\":", 7);
+static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
+    sds out = sdscatlen(d->own, "{\"key\":", 7);
     out = jsonCatBytes(out, key, sdslen(key));
     out = sdscatlen(out, ",\"type\":\"stream\"", 16);
     long long when = getExpire(db, key);
@@ -165,16 +175,16 @@ static sds encodeKey(sds out, redisDb *db, sds key, robj *o, persistCache *pc, s
         out = sdscatlen(out, ",\"expires_at_ms\":", 17);
         out = jsonCatI64(out, when);
     }
-    out = sdscatlen(out, ",\"stream\":", 10);
-    out = encodeValue(out, o, pc, used);
-    return sdscatlen(out, "}", 1);
+    d->own = sdscatlen(out, ",\"stream\":", 10);
+    encodeValue(d, o, pc, used);
+    d->own = sdscatlen(d->own, "}", 1);
 }
 
 /* One key per line: `jq` does not care, people using grep or diff do. */
-sds persistEncode(sds out, const persistHeader *h, persistCache *pc) {
+void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
     size_t used = 0;
     if (pc) pc->gen++;
-    out = sdscatprintf(out, "{\"format\":%d,\"casq_version\":", PERSIST_FORMAT);
+    sds out = sdscatprintf(d->own, "{\"format\":%d,\"casq_version\":", PERSIST_FORMAT);
     out = jsonCatString(out, CASQ_VERSION, strlen(CASQ_VERSION));
     out = sdscatlen(out, ",\"commit_seq\":", 14);
     out = jsonCatU64(out, h->commit_seq);
@@ -193,27 +203,27 @@ sds persistEncode(sds out, const persistHeader *h, persistCache *pc) {
     } else {
         out = sdscatlen(out, "null", 4);
     }
-    out = sdscatlen(out, ",\"databases\":[", 14);
+    d->own = sdscatlen(out, ",\"databases\":[", 14);
     int firstdb = 1;
     for (int j = 0; j < server.cfg.databases; j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->keys) == 0) continue;
-        out = sdscatprintf(out, "%s\n{\"id\":%d,\"keys\":[", firstdb ? "" : ",", j);
+        d->own = sdscatprintf(d->own, "%s\n{\"id\":%d,\"keys\":[", firstdb ? "" : ",", j);
         firstdb = 0;
         int firstkey = 1;
         dictIterator it;
         dictEntry *de;
         dictInitIterator(&it, db->keys);
         while ((de = dictNext(&it)) != NULL) {
-            out = sdscatlen(out, firstkey ? "\n" : ",\n", firstkey ? 1 : 2);
+            d->own = sdscatlen(d->own, firstkey ? "\n" : ",\n", firstkey ? 1 : 2);
             firstkey = 0;
-            out = encodeKey(out, db, de->key, de->val, pc, &used);
+            encodeKey(d, db, de->key, de->val, pc, &used);
         }
-        out = sdscatlen(out, "\n]}", 3);
+        d->own = sdscatlen(d->own, "\n]}", 3);
     }
-    out = sdscatlen(out, firstdb ? "]}\n" : "\n]}\n", firstdb ? 3 : 4);
+    d->own = sdscatlen(d->own, firstdb ? "]}\n" : "\n]}\n", firstdb ? 3 : 4);
+    storeDocSeal(d);
     if (pc && dictSize(pc->entries) > used) cacheSweep(pc);
-    return out;
 }
 
 /* ========================================================================

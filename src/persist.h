@@ -53,9 +53,11 @@ void persistCacheFree(persistCache *pc);
 size_t persistCacheKeys(const persistCache *pc);
 size_t persistCacheBytes(const persistCache *pc);
 
-/* Appends the whole document for the current databases to out. pc may be
- * NULL (no caching). */
-sds persistEncode(sds out, const persistHeader *h, persistCache *pc);
+/* Encodes the whole document for the current databases into d (see
+ * storeDoc in store.h: big streams' entries are borrowed from their nodes,
+ * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
+struct storeDoc;
+void persistEncode(struct storeDoc *d, const persistHeader *h, persistCache *pc);
 
 /* ------------------------------------------------------------------------
  * Decoding

@@ -7,6 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* casq's sds is not hiredis's, but the names are the same, and libhiredis
+ * (the broker link, broker_link.c) calls its own sds functions through the
+ * PLT: were these exported from the executable, they would interpose on
+ * hiredis's and corrupt its strings. Hidden, they stay casq's alone. */
+#pragma GCC visibility push(hidden)
+
 sds sdsnewlen(const void *init, size_t len) {
     struct sdshdr *sh = zmalloc(sizeof(*sh) + len + 1);
     sh->len = len;
@@ -336,3 +342,5 @@ int string2ll(const char *s, size_t slen, long long *value) {
     }
     return 1;
 }
+
+#pragma GCC visibility pop

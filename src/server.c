@@ -2,6 +2,7 @@
  * connection-level commands (PING, ECHO, QUIT, RESET, AUTH, HELLO, TIME,
  * SHUTDOWN). */
 #include "server.h"
+#include "broker.h"
 #include "commit.h"
 
 #include <arpa/inet.h>
@@ -40,10 +41,15 @@ extern struct redisCommand streamCommandTable[];
 extern struct redisCommand configCommandTable[];
 extern struct redisCommand commandCommandTable[];
 extern struct redisCommand infoCommandTable[];
+extern struct redisCommand objectCommandTable[];  /* object.c: OBJECT, MEMORY */
+extern struct redisCommand slowlogCommandTable[]; /* slowlog.c */
+extern struct redisCommand monitorCommandTable[]; /* monitor.c */
+extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
+    objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
     NULL,
 };
 
@@ -212,11 +218,17 @@ void call(client *c) {
         cmd->calls++;
         cmd->microseconds += duration;
         server.stat_numcommands++;
+        /* SLOWLOG: the execution time only, not the commit wait. */
+        slowlogPushCurrentCommand(c, cmd, duration);
     }
+    /* MONITOR: shown once (not when a blocked command runs again); admin
+     * commands never, as in Redis. */
+    if (!(c->flags & CLIENT_REEXECUTING) && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) monitorFeedCommand(c);
     uint64_t need = server.change_seq != before ? server.change_seq : c->observe_seq;
     c->observe_seq = need > outer_observe ? need : outer_observe;
     if (server.in_call == 0) {
         clientCommitReply(c, c->observe_seq);
+        monitorFlush(c->observe_seq); /* after c's own reply, held as long */
         c->observe_seq = 0;
     }
 }
@@ -248,6 +260,8 @@ static int isMultiControlCommand(struct redisCommand *cmd) {
 /* Returns C_OK if the client can go on (its command ran, was queued or was
  * refused), C_ERR if it is going away. */
 int processCommand(client *c) {
+    /* --- broker forwarding: a follower hands the connection over --- */
+    if (brokerMustForward(c)) return brokerForwardClient(c);
     c->cmd = lookupCommand(c->argv, c->argc);
     if (!c->cmd) {
         struct redisCommand *base = dictFetchValue(server.commands, c->argv[0]);
@@ -436,7 +450,8 @@ static void resetCommand(client *c) {
     c->resp = 2;
     sdsfree(c->name);
     c->name = NULL;
-    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT);
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* RESET ends MONITOR */
     c->authenticated = server.cfg.requirepass == NULL;
     addReplyStatus(c, "RESET");
 }
@@ -498,7 +513,8 @@ static void clientsCron(void) {
     for (ln = listFirst(server.clients); ln; ln = next) {
         next = ln->next;
         client *c = ln->value;
-        if (server.cfg.maxidletime && !(c->flags & CLIENT_BLOCKED) && !c->reply &&
+        /* A relayed connection's idleness is the broker's to judge. */
+        if (server.cfg.maxidletime && !(c->flags & CLIENT_BLOCKED) && !c->reply && !c->relay &&
             now - c->last_interaction > (long long)server.cfg.maxidletime * 1000) {
             serverLog(LL_VERBOSE, "Closing idle client");
             freeClientAsync(c);
@@ -742,6 +758,9 @@ static int prepareForShutdown(void) {
 static void freeServerOnExit(void) {
     while (listLength(server.clients)) freeClient(listFirst(server.clients)->value);
     freeClientsInQueue();
+    slowlogFree();    /* slowlog.c */
+    monitorFreeAll(); /* monitor.c */
+    brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);
     listRelease(server.clients);
@@ -866,6 +885,7 @@ int main(int argc, char **argv) {
         freeServerOnExit();
         return 1;
     }
+    brokerInit(); /* broker forwarding and failover (broker.c) */
 
     struct event *sigterm = evsignal_new(server.el, SIGTERM, sigShutdownHandler, NULL);
     struct event *sigint = evsignal_new(server.el, SIGINT, sigShutdownHandler, NULL);

@@ -70,6 +70,8 @@ struct event;
 
 typedef struct robj {
     int type;          /* OBJ_STREAM */
+    unsigned int lru;  /* LRU clock (seconds, 24 bits, as Redis) of the last
+                        * access: OBJECT IDLETIME. Fits in padding. */
     void *ptr;         /* the value: a stream* for OBJ_STREAM */
     uint64_t mod_seq;  /* server.change_seq of the last change to this key */
 } robj;
@@ -114,6 +116,8 @@ typedef struct redisDb {
 #define CLIENT_HELD (1 << 14)          /* in server.clients_waiting_commit */
 #define CLIENT_NO_EVICT (1 << 15)
 #define CLIENT_FAKE (1 << 16)          /* no connection (tests, loading) */
+#define CLIENT_MONITOR (1 << 17)       /* MONITOR: gets every command (monitor.c) */
+#define CLIENT_NO_TOUCH (1 << 18)      /* CLIENT NO-TOUCH on: reads keep OBJECT IDLETIME */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -204,6 +208,9 @@ typedef struct client {
     /* --- blocking --- */
     blockingState bstate;      /* when CLIENT_BLOCKED */
     listNode *client_list_node;/* node in server.clients */
+    /* --- broker forwarding (broker.c) --- */
+    struct brokerRelay *relay; /* non-NULL: a follower relays this
+                                * connection to the broker, byte for byte */
 } client;
 
 /* ------------------------------------------------------------------------
@@ -296,8 +303,12 @@ typedef struct serverConfig {
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */
+    char *broker_announce_address;      /* "host:port" for the broker record,
+                                         * NULL = derived from bind/port */
     int active_expire;         /* active expiry cycle on/off */
     int lazyfree_lazy_user_flush;       /* accepted for compatibility */
+    long long slowlog_log_slower_than;  /* µs; <0 disables the slow log */
+    long long slowlog_max_len;          /* entries kept */
     char *s3_endpoint;         /* http(s) endpoint, NULL = AWS default */
     char *s3_region;           /* SigV4 region */
     int s3_path_style;         /* path-style URLs */
@@ -351,6 +362,11 @@ typedef struct redisServer {
     /* --- change tracking and group commit (design.md §4) --- */
     uint64_t change_seq;         /* bumped by every change to the state */
     uint64_t durable_seq;        /* every change <= this is in storage */
+    uint64_t doc_pin;            /* the document being written borrows the
+                                  * texts of stream nodes stamped with this
+                                  * (0: none is; see store.h, storeDoc) */
+    struct storeDoc *doc_pinned; /* ... that document, which keeps the
+                                  * texts changed meanwhile */
     long long dirty;             /* changes since start (INFO) */
     /* --- statistics --- */
     long long stat_numcommands;
@@ -471,6 +487,9 @@ void setDeferredSetLen(client *c, void *node, long length);
 void addReplyHelp(client *c, const char **help);
 void addReplySubcommandSyntaxError(client *c);
 int clientHasPendingReplies(client *c);
+/* Broker forwarding (broker.c): queues bytes the broker sent for a relayed
+ * client, verbatim, behind the replies already queued. */
+void clientRelayReply(client *c, const char *buf, size_t len);
 
 /* ------------------------------------------------------------------------
  * Command dispatch (server.c)
@@ -506,6 +525,15 @@ robj *lookupKeyWrite(client *c, redisDb *db, sds key);
  * "-ERR no such key\r\n", counted as an error if it starts with '-'), or the
  * protocol's null if reply is NULL. */
 robj *lookupKeyReadOrReply(client *c, sds key, const char *reply);
+/* Like lookupKeyRead, without refreshing the key's access time (OBJECT,
+ * as Redis's LOOKUP_NOTOUCH). */
+robj *lookupKeyReadNoTouch(client *c, redisDb *db, sds key);
+/* Redis's LRU clock: unix seconds modulo 2^24 (OBJECT IDLETIME). */
+#define LRU_CLOCK_MAX ((1 << 24) - 1)
+#define LRU_CLOCK_RESOLUTION 1000 /* ms */
+unsigned int LRU_CLOCK(void);
+/* Milliseconds since o was last accessed. */
+unsigned long long estimateObjectIdleTime(robj *o);
 robj *lookupKeyWriteOrReply(client *c, sds key, const char *reply);
 void dbAdd(redisDb *db, sds key, robj *val);      /* key is copied */
 int dbDelete(redisDb *db, sds key);               /* 1 if deleted */
@@ -543,6 +571,25 @@ void pttlCommand(client *c);
 void expiretimeCommand(client *c);
 void pexpiretimeCommand(client *c);
 void persistCommand(client *c);
+
+/* ------------------------------------------------------------------------
+ * SLOWLOG (slowlog.c) and MONITOR (monitor.c): hooks of call()
+ * --------------------------------------------------------------------- */
+/* Logs the command c just ran if it took `duration` µs or more than
+ * slowlog-log-slower-than. */
+void slowlogPushCurrentCommand(client *c, struct redisCommand *cmd, long long duration);
+/* Formats the command c just ran for the monitors (if there are any);
+ * the lines are sent by monitorFlush once the top-level command ended. */
+void monitorFeedCommand(client *c);
+/* Queues the formatted lines to every monitor, held until need_seq (the
+ * change the commands made or showed) is durable (design.md §4). */
+void monitorFlush(uint64_t need_seq);
+void monitorRemoveClient(client *c);
+void monitorFreeAll(void); /* at exit */
+void slowlogFree(void);    /* at exit */
+/* AUTH and HELLO's AUTH arguments are shown as "(redacted)" in MONITOR and
+ * SLOWLOG, as in Redis 7.2: 1 if c->argv[j] is such an argument. */
+int commandArgIsRedacted(client *c, int j);
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)

@@ -62,3 +62,67 @@ void storeClose(store *st) {
     sdsfree(st->location);
     zfree(st);
 }
+
+/* ========================================================================
+ * Documents as byte ranges (store.h)
+ * ===================================================================== */
+
+storeDoc *storeDocNew(size_t hint) {
+    storeDoc *d = zcalloc(sizeof(*d));
+    d->own = sdsMakeRoomFor(sdsempty(), hint);
+    return d;
+}
+
+storeDoc *storeDocFromSds(sds data) {
+    storeDoc *d = zcalloc(sizeof(*d));
+    d->own = data;
+    storeDocSeal(d);
+    return d;
+}
+
+static void storeDocAddChunk(storeDoc *d, const char *ref, size_t off, size_t len) {
+    if (len == 0) return;
+    if (d->nchunks == d->chunks_alloc) {
+        d->chunks_alloc = d->chunks_alloc ? d->chunks_alloc * 2 : 16;
+        d->chunks = zrealloc(d->chunks, d->chunks_alloc * sizeof(*d->chunks));
+    }
+    d->chunks[d->nchunks++] = (storeDocChunk){ref, off, len};
+    d->len += len;
+}
+
+/* The own bytes appended since the last chunk become one. */
+static void storeDocCut(storeDoc *d) {
+    size_t end = sdslen(d->own);
+    storeDocAddChunk(d, NULL, d->mark, end - d->mark);
+    d->mark = end;
+}
+
+void storeDocRef(storeDoc *d, const char *p, size_t len) {
+    storeDocCut(d);
+    storeDocAddChunk(d, p, 0, len);
+}
+
+void storeDocSeal(storeDoc *d) { storeDocCut(d); }
+
+void storeDocKeep(storeDoc *d, sds s) {
+    if (d->nkept == d->kept_alloc) {
+        d->kept_alloc = d->kept_alloc ? d->kept_alloc * 2 : 16;
+        d->kept = zrealloc(d->kept, d->kept_alloc * sizeof(*d->kept));
+    }
+    d->kept[d->nkept++] = s;
+}
+
+sds storeDocFlatten(const storeDoc *d) {
+    sds out = sdsMakeRoomFor(sdsempty(), d->len);
+    for (size_t i = 0; i < d->nchunks; i++) out = sdscatlen(out, storeDocChunkBytes(d, i), d->chunks[i].len);
+    return out;
+}
+
+void storeDocFree(storeDoc *d) {
+    if (!d) return;
+    for (size_t i = 0; i < d->nkept; i++) sdsfree(d->kept[i]);
+    zfree(d->kept);
+    zfree(d->chunks);
+    sdsfree(d->own);
+    zfree(d);
+}

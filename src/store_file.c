@@ -185,7 +185,9 @@ typedef struct fileStore {
     fileJobKind job;         /* the job in progress, FILE_JOB_NONE if idle */
     int job_done;            /* the worker finished it; results are set */
     /* --- job input (set by the main thread before handing over) --- */
-    sds data;                      /* write: the document (owned) */
+    const storeDoc *doc;           /* write: the document */
+    storeDoc *owned_doc;           /* write: the same, if the store owns it
+                                    * (write() of one buffer), else NULL */
     char expect[FILE_TOKEN_HEX + 1]; /* write: expected version */
     int has_expect;                /* write: 0 = create only */
     storeLoadCallback *load_cb;    /* load: callback */
@@ -579,8 +581,8 @@ static fileLayout *fileLayoutFor(fileStore *fs, unsigned long long ino) {
  * only what may not be spaces already is written: a file this store
  * padded before (its layout is known) needs spaces only over the part of
  * its old document that the new one does not cover. */
-static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const char *data, size_t len,
-                             off_t size) {
+static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const storeDoc *doc, off_t size) {
+    size_t len = doc->len;
     static char spaces[4096];
     if (spaces[0] != ' ') memset(spaces, ' ', sizeof(spaces));
     fileLayout *old = fileLayoutFor(fs, (unsigned long long)sb->st_ino);
@@ -593,11 +595,12 @@ static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const
         newline = 0;
     }
     size_t nspaces = (size_t)(to - from);
-    int cnt = 1 + (int)((nspaces + sizeof(spaces) - 1) / sizeof(spaces)) + newline;
+    size_t cnt = doc->nchunks + (nspaces + sizeof(spaces) - 1) / sizeof(spaces) + (size_t)newline;
     struct iovec stackiov[64];
-    struct iovec *iov = cnt <= 64 ? stackiov : zmalloc(sizeof(*iov) * (size_t)cnt);
+    struct iovec *iov = cnt <= 64 ? stackiov : zmalloc(sizeof(*iov) * cnt);
     int i = 0;
-    iov[i++] = (struct iovec){(void *)data, len};
+    for (size_t k = 0; k < doc->nchunks; k++)
+        iov[i++] = (struct iovec){(void *)storeDocChunkBytes(doc, k), doc->chunks[k].len};
     while (nspaces) {
         size_t n = nspaces < sizeof(spaces) ? nspaces : sizeof(spaces);
         iov[i++] = (struct iovec){spaces, n};
@@ -685,10 +688,10 @@ static void fileDoWrite(fileStore *fs) {
     struct stat tsb;
     int fd = fileOpenTmp(fs, &tsb);
     if (fd == -1) goto unlock;
-    size_t len = sdslen(fs->data);
+    size_t len = fs->doc->len;
     off_t have = tsb.st_size;
     off_t size = fs->recycled ? filePaddedSize(len, have) : (off_t)len;
-    if (fileWriteDocument(fs, fd, &tsb, fs->data, len, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
+    if (fileWriteDocument(fs, fd, &tsb, fs->doc, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
         fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
         fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
         close(fd);
@@ -828,7 +831,7 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
     } else {
         if (status == STORE_OK) {
             fs->writes++;
-            fs->bytes_written += (long long)sdslen(fs->data);
+            fs->bytes_written += (long long)fs->doc->len;
             if (fs->recycled) fs->writes_recycled++;
             fs->last_write_us = fs->op_us;
         } else if (status == STORE_CONFLICT) {
@@ -836,8 +839,9 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
         } else {
             fs->write_errors++;
         }
-        sdsfree(fs->data);
-        fs->data = NULL;
+        storeDocFree(fs->owned_doc);
+        fs->owned_doc = NULL;
+        fs->doc = NULL;
         storeWriteCallback *cb = fs->write_cb;
         fs->write_cb = NULL;
         cb(fs->priv, status, status == STORE_OK ? fs->version : NULL, err);
@@ -882,7 +886,7 @@ static void fileFree(fileStore *fs) {
     if (fs->lockfd != -1) close(fs->lockfd);
     if (fs->dirfd != -1) close(fs->dirfd);
     if (fs->replaced_fd != -1) close(fs->replaced_fd);
-    sdsfree(fs->data);
+    storeDocFree(fs->owned_doc);
     zfree(fs->buf);
     sdsfree(fs->path);
     sdsfree(fs->tmp_path);
@@ -1012,15 +1016,22 @@ static void fileLoadReserve(store *st, long long hold_ms, storeLoadCallback *cb,
     fileStartJob(fs, FILE_JOB_LOAD);
 }
 
-static void fileWrite(store *st, sds data, const char *expect_version, storeWriteCallback *cb, void *priv) {
+static void fileWriteDoc(store *st, const storeDoc *doc, const char *expect_version, storeWriteCallback *cb,
+                         void *priv) {
     fileStore *fs = st->state;
-    fs->data = data;
+    fs->doc = doc;
     fs->has_expect = expect_version != NULL;
     fs->expect[0] = '\0';
     if (expect_version) snprintf(fs->expect, sizeof(fs->expect), "%s", expect_version);
     fs->write_cb = cb;
     fs->priv = priv;
     fileStartJob(fs, FILE_JOB_WRITE);
+}
+
+static void fileWrite(store *st, sds data, const char *expect_version, storeWriteCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->owned_doc = storeDocFromSds(data);
+    fileWriteDoc(st, fs->owned_doc, expect_version, cb, priv);
 }
 
 static sds fileInfo(store *st, sds s) {
@@ -1055,6 +1066,7 @@ const storeType fileStoreType = {
     .open = fileOpen,
     .load = fileLoad,
     .write = fileWrite,
+    .write_doc = fileWriteDoc,
     .info = fileInfo,
     .close = fileClose,
     .load_reserve = fileLoadReserve,

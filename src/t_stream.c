@@ -38,6 +38,7 @@
  * the node limits.
  * --------------------------------------------------------------------- */
 #include "t_stream.h"
+#include "store.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -179,9 +180,25 @@ static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields)
     return n;
 }
 
+/* The document being written may borrow a node's text (streamDocJSON),
+ * and the store reads it on its own thread. Before the text changes or is
+ * freed, the node takes a copy, and the document keeps the original until
+ * the write is over. One copy per node and commit at most: the next change
+ * finds the node unpinned. */
+static int nodeTextPinned(const streamNode *n) { return n->json_pin && n->json_pin == server.doc_pin; }
+
+static void nodeUnpinText(streamNode *n) {
+    if (!nodeTextPinned(n)) return;
+    sds borrowed = n->json;
+    n->json = sdsnewlen(borrowed, sdslen(borrowed));
+    storeDocKeep(server.doc_pinned, borrowed);
+    n->json_pin = 0;
+}
+
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
-    sdsfree(n->json);
+    if (nodeTextPinned(n)) storeDocKeep(server.doc_pinned, n->json);
+    else sdsfree(n->json);
     zfree(n->idx);
     zfree(n->master_fields);
     zfree(n);
@@ -190,6 +207,7 @@ static void nodeFree(void *ptr) {
 /* Gives back growth slack: when a node stops being the tail, and after
  * deletions freed a good part of it. */
 static void nodeShrinkToFit(streamNode *n) {
+    nodeUnpinText(n);
     if (n->idx_alloc > n->idx_used) {
         n->idx = n->idx_used ? zrealloc(n->idx, n->idx_used) : (zfree(n->idx), NULL);
         n->idx_alloc = n->idx_used;
@@ -211,6 +229,7 @@ static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
 
 /* Appends an entry: its JSON to the text, its record to the index. */
 static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields) {
+    nodeUnpinText(n);
     if (n->count) n->json = sdscatlen(n->json, ",", 1);
     size_t start = sdslen(n->json);
     n->json = sdscatlen(n->json, "[", 1);
@@ -276,6 +295,7 @@ static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseRecor
  * commas excluded). */
 static void nodeRemoveEntries(streamNode *n, uint32_t rfrom, uint32_t rto, size_t jfrom, size_t jlen,
                               uint32_t entries) {
+    nodeUnpinText(n);
     memmove(n->idx + rfrom, n->idx + rto, n->idx_used - rto);
     n->idx_used -= rto - rfrom;
     size_t total = sdslen(n->json);
@@ -417,6 +437,120 @@ size_t streamMemoryUsage(const stream *s) {
             sum += zmalloc_size(cg->consumers[j]) + idtreeMemoryUsage(&cg->consumers[j]->pel);
     }
     return sum;
+}
+
+static size_t nodeAllocSize(const streamNode *n) {
+    return zmalloc_size((void *)n) + sdsAllocSize(n->json) + zmalloc_size(n->idx) + zmalloc_size(n->master_fields);
+}
+
+/* MEMORY USAGE: Redis's objectComputeSize for streams, on casq's own
+ * structures. The first `samples` nodes are measured and their average
+ * stands for every node but the last, which is measured (it is often the
+ * partly filled one); with fewer nodes than samples every node is
+ * measured. Consumer groups are counted in full: the group, its PEL tree
+ * and NACKs, each consumer with its name and PEL tree. */
+size_t streamObjectComputeSize(const stream *s, long long samples) {
+    size_t asize = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes);
+    idtreeIter it;
+    size_t nodesize = 0;
+    long long sampled = 0;
+    uint64_t numele = idtreeSize(&s->nodes);
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it) && sampled < samples;
+         idtreeIterNext(&it)) {
+        nodesize += nodeAllocSize(idtreeIterVal(&it));
+        sampled++;
+    }
+    if (numele <= (uint64_t)sampled) {
+        asize += nodesize;
+    } else {
+        if (sampled) nodesize /= (size_t)sampled;
+        asize += nodesize * (size_t)(numele - 1);
+        idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LAST, NULL);
+        asize += nodeAllocSize(idtreeIterVal(&it));
+    }
+    asize += zmalloc_size(s->cgroups);
+    for (size_t i = 0; i < s->num_cgroups; i++) {
+        const streamCG *cg = s->cgroups[i];
+        asize += zmalloc_size((void *)cg) + sdsAllocSize(cg->name) + idtreeMemoryUsage(&cg->pel);
+        void *nack;
+        if (idtreeFirst(&cg->pel, NULL, &nack)) asize += zmalloc_size(nack) * (size_t)idtreeSize(&cg->pel);
+        asize += zmalloc_size(cg->consumers);
+        for (size_t j = 0; j < cg->num_consumers; j++) {
+            const streamConsumer *sc = cg->consumers[j];
+            /* NACKs are shared with the group PEL: not counted again. */
+            asize += zmalloc_size((void *)sc) + sdsAllocSize(sc->name) + idtreeMemoryUsage(&sc->pel);
+            if (sc->json_name) asize += sdsAllocSize(sc->json_name);
+        }
+    }
+    return asize;
+}
+
+/* Bytes of a node's master_fields record (varint n, n x (varint len, bytes)). */
+static size_t masterFieldsLen(const unsigned char *mf) {
+    const unsigned char *p = mf;
+    uint64_t n = varintGet(&p);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t l = varintGet(&p);
+        p += l;
+    }
+    return (size_t)(p - mf);
+}
+
+static streamNode *nodeDup(const streamNode *src) {
+    streamNode *n = zmalloc(sizeof(*n));
+    *n = *src;
+    n->json = sdsdup(src->json);
+    n->json_pin = 0;
+    n->idx = NULL;
+    if (src->idx_alloc) {
+        n->idx = zmalloc(src->idx_alloc);
+        memcpy(n->idx, src->idx, src->idx_used);
+    }
+    size_t mlen = masterFieldsLen(src->master_fields);
+    n->master_fields = zmalloc(mlen);
+    memcpy(n->master_fields, src->master_fields, mlen);
+    return n;
+}
+
+/* A deep, independent copy (COPY): the same nodes (so XINFO STREAM FULL
+ * and MEMORY USAGE see the same layout, as Redis's streamDup copies its
+ * listpacks), the same metadata, and every consumer group with its
+ * consumers (seen/active times) and pending entries (delivery time and
+ * count, owner), the NACKs shared between group and consumer PELs as in
+ * the original. */
+stream *streamDup(const stream *src) {
+    stream *s = streamNew();
+    idtreeIter it;
+    for (idtreeSeek(&it, &src->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
+        idtreeInsert(&s->nodes, idtreeIterKey(&it), nodeDup(idtreeIterVal(&it)), NULL);
+    s->length = src->length;
+    s->last_id = src->last_id;
+    s->first_id = src->first_id;
+    s->max_deleted_entry_id = src->max_deleted_entry_id;
+    s->entries_added = src->entries_added;
+    for (size_t i = 0; i < src->num_cgroups; i++) {
+        const streamCG *scg = src->cgroups[i];
+        streamCG *cg = streamCreateCG(s, scg->name, sdslen(scg->name), &scg->last_id, scg->entries_read);
+        cg->created = scg->created;
+        for (size_t j = 0; j < scg->num_consumers; j++) {
+            const streamConsumer *sc = scg->consumers[j];
+            streamConsumer *consumer = streamCreateConsumer(cg, sc->name);
+            consumer->seen_time = sc->seen_time;
+            consumer->active_time = sc->active_time;
+        }
+        idtreeIter pi;
+        for (idtreeSeek(&pi, &scg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&pi); idtreeIterNext(&pi)) {
+            const streamNACK *snack = idtreeIterVal(&pi);
+            streamConsumer *owner = snack->consumer ? streamLookupConsumer(cg, snack->consumer->name) : NULL;
+            streamNACK *nack = streamCreateNACK(owner);
+            nack->delivery_time = snack->delivery_time;
+            nack->delivery_count = snack->delivery_count;
+            idtreeInsert(&cg->pel, idtreeIterKey(&pi), nack, NULL);
+            if (owner) idtreeInsert(&owner->pel, idtreeIterKey(&pi), nack, NULL);
+        }
+    }
+    s->cg_created = src->cg_created;
+    return s;
 }
 
 /* ========================================================================
@@ -1886,9 +2020,9 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
  * ===================================================================== */
 
 /* {"length":..,"last_id":..,"first_id":..,"max_deleted_id":..,
- *  "entries_added":..,"entries":[...],"groups":[...]} */
-sds streamCatJSON(sds out, const stream *cs) {
-    stream *s = (stream *)cs; /* consumers cache their names' JSON */
+ *  "entries_added":..,"entries":[...],"groups":[...]}: the part before the
+ * entries. */
+static sds streamCatJSONHead(sds out, const stream *s) {
     out = sdscatlen(out, "{\"length\":", 10);
     out = jsonCatU64(out, s->length);
     out = sdscatlen(out, ",\"last_id\":", 11);
@@ -1899,24 +2033,54 @@ sds streamCatJSON(sds out, const stream *cs) {
     out = jsonCatStreamID(out, &s->max_deleted_entry_id);
     out = sdscatlen(out, ",\"entries_added\":", 17);
     out = jsonCatU64(out, s->entries_added);
-    out = sdscatlen(out, ",\"entries\":[", 12);
-    /* Each node holds its entries' JSON: size the output once, then copy. */
+    return sdscatlen(out, ",\"entries\":[", 12);
+}
+
+/* ... and the part after them. */
+static sds streamCatJSONTail(sds out, const stream *cs) {
+    stream *s = (stream *)cs; /* consumers cache their names' JSON */
+    out = sdscatlen(out, "],\"groups\":", 11);
+    out = streamCatGroupsJSON(out, s);
+    return sdscatlen(out, "}", 1);
+}
+
+size_t streamEntriesJSONBytes(const stream *s) {
     size_t total = 0;
     idtreeIter it;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
+    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
         total += sdslen(((streamNode *)idtreeIterVal(&it))->json) + 1;
-    out = sdsMakeRoomFor(out, total + 64);
+    return total;
+}
+
+sds streamCatJSON(sds out, const stream *s) {
+    out = streamCatJSONHead(out, s);
+    /* Each node holds its entries' JSON: size the output once, then copy. */
+    out = sdsMakeRoomFor(out, streamEntriesJSONBytes(s) + 64);
     int first = 1;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    idtreeIter it;
+    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, n->json, sdslen(n->json));
         first = 0;
     }
-    out = sdscatlen(out, "],\"groups\":", 11);
-    out = streamCatGroupsJSON(out, s);
-    return sdscatlen(out, "}", 1);
+    return streamCatJSONTail(out, s);
+}
+
+void streamDocJSON(storeDoc *d, const stream *s) {
+    d->own = streamCatJSONHead(d->own, s);
+    int first = 1;
+    idtreeIter it;
+    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
+        if (!sdslen(n->json)) continue;
+        if (!first) d->own = sdscatlen(d->own, ",", 1);
+        storeDocRef(d, n->json, sdslen(n->json));
+        n->json_pin = server.doc_pin;
+        first = 0;
+    }
+    d->own = streamCatJSONTail(d->own, s);
 }
 
 static stream *streamLoadFail(stream *s, sds *err, sds msg) {

@@ -32,6 +32,8 @@ typedef struct streamNode {
                              * (Redis's MINID trim looks at it) */
     sds json;               /* the live entries' JSON, comma separated,
                              * exactly as in the document */
+    uint64_t json_pin;      /* server.doc_pin of the document that borrowed
+                             * json (see nodeUnpinText in t_stream.c) */
     unsigned char *idx;     /* one record per live entry: ID, field count,
                              * length of its JSON */
     uint32_t idx_used;      /* bytes of idx in use */
@@ -129,11 +131,23 @@ void freeStream(stream *s);
 unsigned long streamLength(const robj *o);
 /* Bytes used by the stream, approximately (MEMORY USAGE, INFO). */
 size_t streamMemoryUsage(const stream *s);
+/* Redis's MEMORY USAGE estimate for a stream: nodes sampled (samples 0 =
+ * all), groups and consumers counted in full. Excludes the robj. */
+size_t streamObjectComputeSize(const stream *s, long long samples);
+/* A deep, independent copy (COPY), consumer groups and PELs included. */
+stream *streamDup(const stream *s);
 
 /* The STREAM object of docs/state-format.md, appended to out. Unchanged
  * nodes contribute their cached JSON (memcpy); must run on the main
  * thread since it refreshes those caches. */
 sds streamCatJSON(sds out, const stream *s);
+/* The same JSON into a document being built for a write, borrowing the
+ * nodes' texts instead of copying them (see storeDoc in store.h). */
+struct storeDoc;
+void streamDocJSON(struct storeDoc *d, const stream *s);
+/* Bytes of the entries' JSON: a cheap upper bound of a stream's document
+ * size, less its groups. */
+size_t streamEntriesJSONBytes(const stream *s);
 /* Builds a stream from its document object, validating everything; on
  * error returns NULL and sets *err. Never crashes on hostile input. */
 stream *streamFromJSON(const cJSON *obj, sds *err);

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # run.sh -- casq's durability tests (tests/durability/README in each test's
 # docstring): crash under load, read-your-acknowledged-writes, unreadable
-# documents, full disk, two brokers on one document, binary round trip.
+# documents, commits that borrow stream texts while commands change them,
+# full disk, two brokers on one document, forwarding and
+# failover between nodes, binary round trip.
 #
 #   tests/durability/run.sh              every test
 #   tests/durability/run.sh crash binary only those (test_<name>.py)
 #   CASQ_SERVER=path tests/durability/run.sh   another binary
 #
 # Uses Debian's python with redis-py (/usr/bin/python3) and ports
-# 26100-26199. Ends with "N passed, N failed"; exits 1 if anything failed.
+# 26100-26199 (test_failover.py: 27600-27699). Ends with "N passed, N
+# failed"; exits 1 if anything failed.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +30,7 @@ fi
 
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-    tests=(store_file crash read_your_writes bad_documents full_disk two_brokers binary)
+    tests=(store_file crash read_your_writes borrowed_text bad_documents full_disk two_brokers failover binary)
 fi
 
 # The file store's own test is C: built here (VALGRIND=1 runs it under

@@ -14,6 +14,7 @@
  *   - the replaced version is recycled as the next commit's file, padded
  *     to a stable size with whitespace, but never while a reader has it
  *     open (that reader keeps the bytes it opened);
+ *   - a document of own and borrowed byte ranges (write_doc) is written in order;
  *   - callbacks never run inside load()/write().
  *
  * Build and run (tests/durability/run.sh does it):
@@ -383,6 +384,34 @@ int main(void) {
         sdsfree(doc);
     }
     check(random_ok, "60 documents of random sizes: each on disk is its bytes plus padding only, and loads back");
+
+    /* A document of byte ranges: own bytes and borrowed texts, written in
+     * order (write_doc); the caller keeps the document. */
+    {
+        static const char borrowed1[] = "\"borrowed one\",";
+        sds borrowed2 = sdsnew("\"borrowed two\"");
+        storeDoc *d = storeDocNew(16);
+        d->own = sdscat(d->own, "{\"parts\":[");
+        storeDocRef(d, borrowed1, strlen(borrowed1));
+        d->own = sdscat(d->own, "\"own\",");
+        storeDocRef(d, borrowed2, sdslen(borrowed2));
+        d->own = sdscat(d->own, "]}");
+        storeDocSeal(d);
+        sds flat = storeDocFlatten(d);
+        result w;
+        memset(&w, 0, sizeof(w));
+        in_call = 1;
+        a->type->write_doc(a, d, ver, writeCb, &w);
+        in_call = 0;
+        waitFor(&w);
+        check(w.status == STORE_OK && d->nchunks == 5 && d->len == sdslen(flat) &&
+                  !strcmp(flat, "{\"parts\":[\"borrowed one\",\"own\",\"borrowed two\"]}") && fileEquals(path, flat),
+              "a document of own and borrowed byte ranges is written in order");
+        snprintf(verbuf, sizeof(verbuf), "%s", w.version);
+        sdsfree(flat);
+        sdsfree(borrowed2);
+        storeDocFree(d);
+    }
 
     /* Tokens never repeat: every write's token is new. */
     int dup = 0;

@@ -6,6 +6,7 @@
  * int test_stream(void) returns the number of failed assertions and
  * prints one line per failure. Randomised parts use a fixed seed. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,67 @@ static void testStreamGroupsRoundTrip(void) {
     freeStream(s);
 }
 
+/* COPY's deep copy: same document, same node layout, shared NACKs between
+ * group and consumer PELs in the copy, nothing shared with the source. */
+static void testStreamDup(void) {
+    stream *s = streamNew();
+    sds fv[2] = {sdsnew("job"), sdsnew("payload")};
+    for (int i = 1; i <= 350; i++) {
+        streamID id = {(uint64_t)i, 0};
+        streamAppendItem(s, fv, 1, NULL, &id, 1);
+    }
+    streamID del = {5, 0};
+    streamDeleteItem(s, &del);
+    streamID zero = {0, 0};
+    streamCG *g = streamCreateCG(s, "grp", 3, &zero, 0);
+    sds name = sdsnew("alice");
+    streamConsumer *c = streamCreateConsumer(g, name);
+    c->active_time = 1700000000123LL;
+    for (int i = 1; i <= 10; i++) {
+        streamID id = {(uint64_t)i, 0};
+        streamNACK *nack = streamCreateNACK(c);
+        nack->delivery_time = 1700000000000LL + i;
+        nack->delivery_count = (uint64_t)i;
+        idtreeInsert(&g->pel, &id, nack, NULL);
+        idtreeInsert(&c->pel, &id, nack, NULL);
+    }
+
+    stream *d = streamDup(s);
+    sds js = tsStreamJSON(s), jd = tsStreamJSON(d);
+    TS_ASSERT(sdslen(js) == sdslen(jd) && memcmp(js, jd, sdslen(js)) == 0);
+    TS_ASSERT(idtreeSize(&d->nodes) == idtreeSize(&s->nodes));
+    TS_ASSERT(d->num_cgroups == 1 && d->cgroups[0] != g);
+    streamCG *dg = d->cgroups[0];
+    streamConsumer *dc = dg->consumers[0];
+    TS_ASSERT(dc != c && dc->active_time == c->active_time && dc->seen_time == c->seen_time);
+    streamID one = {1, 0};
+    streamNACK *dn = idtreeFind(&dg->pel, &one);
+    TS_ASSERT(dn && dn != idtreeFind(&g->pel, &one) && dn == idtreeFind(&dc->pel, &one) && dn->consumer == dc);
+    /* The copy is no bigger than the source (it has no growth slack, as
+     * Redis's lpDup), and sampling every node or a few gives close figures. */
+    TS_ASSERT(streamObjectComputeSize(d, LLONG_MAX) <= streamObjectComputeSize(s, LLONG_MAX));
+    TS_ASSERT(streamObjectComputeSize(d, LLONG_MAX) > streamObjectComputeSize(s, LLONG_MAX) / 2);
+    size_t all = streamObjectComputeSize(s, LLONG_MAX), few = streamObjectComputeSize(s, 1);
+    TS_ASSERT(few > all / 2 && few < all * 2);
+
+    /* Changing the copy leaves the source as it was. */
+    streamDelConsumer(dg, dc);
+    streamTrimByLength(d, 10, 0);
+    sds js2 = tsStreamJSON(s);
+    TS_ASSERT(sdslen(js) == sdslen(js2) && memcmp(js, js2, sdslen(js)) == 0);
+    freeStream(d);
+    sds js3 = tsStreamJSON(s);
+    TS_ASSERT(sdslen(js) == sdslen(js3) && memcmp(js, js3, sdslen(js)) == 0);
+    sdsfree(js);
+    sdsfree(jd);
+    sdsfree(js2);
+    sdsfree(js3);
+    sdsfree(name);
+    sdsfree(fv[0]);
+    sdsfree(fv[1]);
+    freeStream(s);
+}
+
 /* Documents that must be refused (with a message, without crashing). */
 static void testStreamHostileJSON(void) {
     const char *bad[] = {
@@ -646,6 +708,7 @@ int test_stream(void) {
     testStreamEntries();
     testStreamNodesLikeRedis();
     testStreamGroupsRoundTrip();
+    testStreamDup();
     testStreamHostileJSON();
     testStreamNodeText();
 
