@@ -177,6 +177,7 @@ void unblockClient(client *c) {
         c->bstate.timer = NULL;
     }
     c->flags &= ~CLIENT_BLOCKED;
+    c->bstate.timeout_reply = BLOCK_REPLY_NULL;
     server.blocked_clients--;
 }
 
@@ -191,7 +192,17 @@ static void finishUnblockedClient(client *c) {
     afterCommand(c);
 }
 
-void replyToBlockedClientTimedOut(client *c) { addReplyNullArray(c); }
+void replyToBlockedClientTimedOut(client *c) {
+    switch (c->bstate.timeout_reply) {
+    case BLOCK_REPLY_WAIT: addReplyLongLong(c, 0); break;
+    case BLOCK_REPLY_WAITAOF:
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, 1);
+        addReplyLongLong(c, 0);
+        break;
+    default: addReplyNullArray(c); break;
+    }
+}
 
 void unblockClientOnTimeout(client *c) {
     if (!(c->flags & CLIENT_BLOCKED)) return;

@@ -14,16 +14,19 @@
  *    "... scheduled" inside MULTI/EXEC); the commit happens anyway.
  *  - LASTSAVE is the unix time of the last successful commit.
  *  - WAIT: casq has no replicas (other casq nodes are brokers-in-waiting
- *    that read the same document, not replicas of this one), so WAIT
- *    replies 0 at once instead of blocking until its timeout: no replica
- *    can ever acknowledge. The client's own writes are durable anyway.
+ *    that read the same document, not replicas of this one), so no replica
+ *    ever acknowledges: as Redis without replicas, WAIT 0 replies 0 at
+ *    once, and WAIT n>0 blocks until its timeout (0: until CLIENT UNBLOCK
+ *    or the connection closes), then replies 0 -- at once inside
+ *    MULTI/EXEC, where nothing may block. The client's own writes are
+ *    durable anyway.
  *  - WAITAOF: the local "fsync" is satisfied for every acknowledged write,
  *    so numlocal 1 is met: the reply is [1, 0]. Redis refuses numlocal 1
  *    when appendonly is off; casq's CONFIG GET appendonly says "no" (there
  *    is no AOF) but its writes are durable, which is what WAITAOF asks, so
  *    casq answers instead of refusing. Like SAVE, the reply waits until
- *    everything changed so far is durable. numreplicas > 0 cannot be met
- *    and, as for WAIT, the reply comes at once instead of at the timeout. */
+ *    everything changed so far is durable. numreplicas > 0 cannot be met:
+ *    as for WAIT, the reply comes at the timeout. */
 #include "commit.h"
 #include "server.h"
 
@@ -48,12 +51,20 @@ static void bgsaveCommand(client *c) {
 
 static void lastsaveCommand(client *c) { addReplyLongLong(c, commitLastSaveTime()); }
 
+/* Whether the running command may block (not inside MULTI/EXEC). */
+static int mayBlock(client *c) { return !server.in_exec && !(c->flags & (CLIENT_MULTI | CLIENT_FAKE)); }
+
 static void waitCommand(client *c) {
     long numreplicas;
     long long timeout;
     if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
     if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, 0) != C_OK) return;
-    addReplyLongLong(c, 0);
+    if (numreplicas <= 0 || !mayBlock(c)) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    c->bstate.timeout_reply = BLOCK_REPLY_WAIT;
+    blockForKeys(c, NULL, 0, timeout);
 }
 
 static void waitaofCommand(client *c) {
@@ -63,6 +74,13 @@ static void waitaofCommand(client *c) {
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &numreplicas, NULL) != C_OK) return;
     if (getTimeoutFromObjectOrReply(c, c->argv[3], &timeout, 0) != C_OK) return;
     observeSeq(c, server.change_seq);
+    if (numreplicas > 0 && mayBlock(c)) {
+        /* The reply at the timeout waits for what was changed until now,
+         * like the immediate one (blockForKeys records change_seq). */
+        c->bstate.timeout_reply = BLOCK_REPLY_WAITAOF;
+        blockForKeys(c, NULL, 0, timeout);
+        return;
+    }
     addReplyArrayLen(c, 2);
     addReplyLongLong(c, 1);
     addReplyLongLong(c, 0);

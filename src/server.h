@@ -158,7 +158,12 @@ typedef struct blockingState {
     long long blocked_at_us;/* when it blocked, for stats */
     uint64_t block_seq;     /* server.change_seq when it blocked: a timeout
                              * reply waits for what the command changed */
+    int timeout_reply;      /* what a timeout replies: BLOCK_REPLY_* */
 } blockingState;
+
+#define BLOCK_REPLY_NULL 0    /* XREAD / XREADGROUP: a null array */
+#define BLOCK_REPLY_WAIT 1    /* WAIT: 0 replicas acknowledged */
+#define BLOCK_REPLY_WAITAOF 2 /* WAITAOF: [1, 0] (local durable, no replica) */
 
 typedef struct client {
     uint64_t id;               /* CLIENT ID */

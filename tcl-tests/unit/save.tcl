@@ -3,7 +3,8 @@
 # In casq every acknowledged change is already durable (the group commit):
 # SAVE replies once everything changed so far is committed, BGSAVE replies
 # like Redis, LASTSAVE is the time of the last commit. casq has no replicas:
-# WAIT replies 0 at once, WAITAOF [1 0] (see src/save.c).
+# as Redis without any, WAIT n>0 waits out its timeout and replies 0, and
+# WAITAOF replies [1 0] (see src/save.c).
 
 proc wait_for_no_bgsave {} {
     wait_for_condition 100 50 {[s rdb_bgsave_in_progress] == 0} else {
@@ -89,6 +90,45 @@ start_server {tags {"save"}} {
         r exec
     } {0}
 
+    test {WAIT for a replica that never comes: blocks for its timeout, then 0} {
+        set start [clock milliseconds]
+        set res [r wait 1 300]
+        list $res [expr {[clock milliseconds] - $start >= 290}]
+    } {0 1}
+
+    test {WAIT 1 0 blocks until CLIENT UNBLOCK (TIMEOUT: 0)} {
+        set rd [redis_deferring_client]
+        $rd client id
+        set id [$rd read]
+        $rd wait 1 0
+        wait_for_blocked_clients_count 1
+        set u [r client unblock $id]
+        set res [$rd read]
+        $rd close
+        list $u $res [s blocked_clients]
+    } {1 0 0}
+
+    test {WAIT 1 0 and CLIENT UNBLOCK ERROR: -UNBLOCKED} {
+        set rd [redis_deferring_client]
+        $rd client id
+        set id [$rd read]
+        $rd wait 1 0
+        wait_for_blocked_clients_count 1
+        set u [r client unblock $id error]
+        catch {$rd read} res
+        $rd close
+        list $u $res
+    } {1 {UNBLOCKED client unblocked via CLIENT UNBLOCK}}
+
+    test {A client blocked in WAIT that disconnects leaves nothing behind} {
+        set rd [redis_deferring_client]
+        $rd wait 2 0
+        wait_for_blocked_clients_count 1
+        $rd close
+        wait_for_blocked_clients_count 0
+        r ping
+    } {PONG}
+
     test {WAIT argument errors} {
         assert_error {ERR value is not an integer or out of range} {r wait x 0}
         assert_error {ERR timeout is negative} {r wait 0 -1}
@@ -111,8 +151,15 @@ start_server {tags {"save"}} {
     # locally, no replica); casq's writes are durable when acknowledged.
     test {WAITAOF: local durability is met, no replicas (casq)} {
         r xadd k * f v4
-        list [r waitaof 1 0 0] [r waitaof 0 0 0] [r waitaof 1 1 10]
-    } {{1 0} {1 0} {1 0}} {needs:casq}
+        list [r waitaof 1 0 0] [r waitaof 0 0 0]
+    } {{1 0} {1 0}} {needs:casq}
+
+    test {WAITAOF with replicas wanted blocks for its timeout, then [1 0] (casq)} {
+        r xadd k * f v5
+        set start [clock milliseconds]
+        set res [r waitaof 1 1 300]
+        list $res [expr {[clock milliseconds] - $start >= 290}]
+    } {{1 0} 1} {needs:casq}
 
     test {COMMAND INFO of SAVE BGSAVE LASTSAVE WAIT} {
         set out {}
