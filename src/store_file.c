@@ -163,6 +163,8 @@ typedef struct fileLayout {
     unsigned long long ino; /* the file (0: unused) */
     size_t len;             /* document bytes at its start */
     off_t size;             /* its size: spaces from len, a newline last */
+    struct timespec mtime;  /* its modification time then: if it changed,
+                             * someone else wrote it, and nothing is known */
 } fileLayout;
 
 typedef struct fileStore {
@@ -576,6 +578,15 @@ static fileLayout *fileLayoutFor(fileStore *fs, unsigned long long ino) {
     return NULL;
 }
 
+/* The layout of the file sb describes, if this store wrote it last. */
+static const fileLayout *fileKnownLayout(fileStore *fs, const struct stat *sb) {
+    const fileLayout *l = fileLayoutFor(fs, (unsigned long long)sb->st_ino);
+    if (!l || l->size != sb->st_size || l->mtime.tv_sec != sb->st_mtim.tv_sec ||
+        l->mtime.tv_nsec != sb->st_mtim.tv_nsec)
+        return NULL;
+    return l;
+}
+
 /* Writes the document at the start of fd, a file of size `have` now, to
  * make it size bytes: the document, spaces, a newline. Of the padding,
  * only what may not be spaces already is written: a file this store
@@ -585,11 +596,11 @@ static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const
     size_t len = doc->len;
     static char spaces[4096];
     if (spaces[0] != ' ') memset(spaces, ' ', sizeof(spaces));
-    fileLayout *old = fileLayoutFor(fs, (unsigned long long)sb->st_ino);
+    const fileLayout *old = fileKnownLayout(fs, sb);
     off_t from = (off_t)len;
     int newline = size > from;
     off_t to = newline ? size - 1 : from;
-    if (newline && old && old->size == size && sb->st_size == size && (off_t)old->len < size) {
+    if (newline && old && old->size == size && (off_t)old->len < size) {
         /* Padded before: spaces from old->len, the newline in place. */
         to = (off_t)old->len > from ? (off_t)old->len : from;
         newline = 0;
@@ -623,6 +634,7 @@ static void fileNoteLayout(fileStore *fs, const struct stat *sb, size_t len) {
     l->ino = (unsigned long long)sb->st_ino;
     l->len = len;
     l->size = sb->st_size;
+    l->mtime = sb->st_mtim;
 }
 
 /* Whether the document's current version is the one the writer expects. */
