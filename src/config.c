@@ -113,6 +113,12 @@ static const configEnumValue streamIdModeEnum[] = {
     {"liberal", STREAM_ID_MODE_LIBERAL},
     {NULL, 0}};
 
+/* casq never evicts (a queue must not drop jobs to make room): at
+ * maxmemory it refuses what would grow, Redis's noeviction. */
+static const configEnumValue maxmemoryPolicyEnum[] = {
+    {"noeviction", MAXMEMORY_NOEVICTION},
+    {NULL, 0}};
+
 #define MB (1024LL * 1024)
 
 /* clang-format off */
@@ -132,6 +138,10 @@ static const configDirective configTable[] = {
      .min = 0, .max = 0777, .default_value = "0"},
     {.name = "timeout", .type = CONFIG_INT, .offset = FIELD(maxidletime),
      .min = 0, .max = INT_MAX, .default_value = "0"},
+    {.name = "maxmemory", .type = CONFIG_MEMORY, .offset = FIELD(maxmemory),
+     .min = 0, .max = LLONG_MAX, .default_value = "0"},
+    {.name = "maxmemory-policy", .type = CONFIG_ENUM, .offset = FIELD(maxmemory_policy),
+     .default_value = "noeviction", .enum_values = maxmemoryPolicyEnum},
     {.name = "maxclients", .type = CONFIG_LONGLONG, .offset = FIELD(maxclients),
      .min = 1, .max = UINT_MAX, .default_value = "10000"},
     {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_SENSITIVE | CONFIG_EMPTY_IS_NULL,

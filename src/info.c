@@ -228,11 +228,11 @@ static sds genMemorySection(sds s) {
     s = sdscatprintf(s, "\r\nused_memory_peak_perc:%.2f%%\r\ntotal_system_memory:%lld\r\ntotal_system_memory_human:",
                      peak ? (double)used * 100 / (double)peak : 0.0, sysmem);
     s = bytesToHuman(s, sysmem);
-    /* casq never evicts: it has no maxmemory, which is "noeviction". */
+    /* casq never evicts: its only policy is "noeviction". */
+    s = sdscatprintf(s, "\r\nmaxmemory:%lld\r\nmaxmemory_human:", server.cfg.maxmemory);
+    s = bytesToHuman(s, server.cfg.maxmemory);
     return sdscatprintf(s,
-                        "\r\nmaxmemory:0\r\n"
-                        "maxmemory_human:0B\r\n"
-                        "maxmemory_policy:noeviction\r\n"
+                        "\r\nmaxmemory_policy:noeviction\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"
                         "mem_allocator:libc\r\n",
                         used ? (double)rss / (double)used : 0.0);

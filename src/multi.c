@@ -49,6 +49,12 @@ void freeClientMultiState(client *c) {
 /* Moves the client's current command (c->argv, c->cmd) to the queue. The
  * argument strings change owner; c->argc is left 0 so the caller does not
  * free them. The caller replies +QUEUED. */
+int multiStateHasFlag(client *c, uint64_t flag) {
+    for (int j = 0; j < c->mstate.count; j++)
+        if (c->mstate.commands[j].cmd->flags & flag) return 1;
+    return 0;
+}
+
 void queueMultiCommand(client *c) {
     /* Once EXEC is bound to fail there is no point keeping anything. */
     if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) return;

@@ -257,6 +257,19 @@ static int isMultiControlCommand(struct redisCommand *cmd) {
     return 0;
 }
 
+/* maxmemory (noeviction, as Redis): over the limit, a command that may grow
+ * memory is refused; inside MULTI so is every command but EXEC, DISCARD,
+ * QUIT and RESET (queueing costs memory too), and EXEC when it would run
+ * one that may grow. Reads, and the commands that free memory (XDEL,
+ * XTRIM, XACK, DEL ...), still run. */
+static int rejectOnOutOfMemory(client *c) {
+    if (!server.cfg.maxmemory || zmalloc_used_memory() <= (size_t)server.cfg.maxmemory) return 0;
+    if (c->cmd->flags & CMD_DENYOOM) return 1;
+    if (!(c->flags & CLIENT_MULTI)) return 0;
+    if (c->cmd->proc == execCommand) return multiStateHasFlag(c, CMD_DENYOOM);
+    return strcmp(c->cmd->name, "discard") && strcmp(c->cmd->name, "quit") && strcmp(c->cmd->name, "reset");
+}
+
 /* Returns C_OK if the client can go on (its command ran, was queued or was
  * refused), C_ERR if it is going away. */
 int processCommand(client *c) {
@@ -303,6 +316,11 @@ int processCommand(client *c) {
             rejectCommandSds(c, ferr);
             return C_OK;
         }
+    }
+    if (rejectOnOutOfMemory(c)) {
+        c->cmd->rejected_calls++;
+        rejectCommand(c, "-OOM command not allowed when used memory > 'maxmemory'.");
+        return C_OK;
     }
     if ((c->flags & CLIENT_MULTI) && !isMultiControlCommand(c->cmd)) {
         if (c->cmd->flags & CMD_NO_MULTI) {

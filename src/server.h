@@ -161,6 +161,8 @@ typedef struct blockingState {
     int timeout_reply;      /* what a timeout replies: BLOCK_REPLY_* */
 } blockingState;
 
+#define MAXMEMORY_NOEVICTION 0
+
 #define BLOCK_REPLY_NULL 0    /* XREAD / XREADGROUP: a null array */
 #define BLOCK_REPLY_WAIT 1    /* WAIT: 0 replicas acknowledged */
 #define BLOCK_REPLY_WAITAOF 2 /* WAITAOF: [1, 0] (local durable, no replica) */
@@ -285,6 +287,10 @@ typedef struct serverConfig {
     char *unixsocket;          /* path, NULL = none */
     unsigned int unixsocketperm; /* octal permissions */
     long long maxclients;      /* connection limit (1..UINT_MAX, as Redis) */
+    long long maxmemory;       /* bytes; over it, commands that may grow
+                                * memory are refused (0 = no limit) */
+    int maxmemory_policy;      /* MAXMEMORY_NOEVICTION, the only one: a
+                                * queue never drops jobs to make room */
     int maxidletime;           /* `timeout`: seconds, 0 = never */
     char *requirepass;         /* NULL = no AUTH needed */
     int databases;             /* number of databases */
@@ -602,6 +608,8 @@ int commandArgIsRedacted(client *c, int j);
 void initClientMultiState(client *c);
 void freeClientMultiState(client *c);
 void queueMultiCommand(client *c);
+/* Whether a queued command of c's transaction has this CMD_* flag. */
+int multiStateHasFlag(client *c, uint64_t flag);
 void discardTransaction(client *c);
 void flagTransaction(client *c);
 void touchWatchedKey(redisDb *db, sds key);
