@@ -1626,22 +1626,33 @@ const commandDoc commandDocsTable[] = {
  * Lookup and attachment
  * --------------------------------------------------------------------- */
 
-static int commandDocsCount(void) {
+/* Every docs table: this file's, and one per data type module
+ * (commands_docs_<type>.c). Each is sorted by full name. A new table is
+ * added here. */
+const commandDoc *const commandDocsTables[] = {
+    commandDocsTable,
+    NULL,
+};
+
+static int commandDocsCount(const commandDoc *table) {
     int n = 0;
-    while (commandDocsTable[n].name) n++;
+    while (table[n].name) n++;
     return n;
 }
 
-/* Binary search over the sorted table. `fullname` is compared
+/* Binary search over each sorted table. `fullname` is compared
  * case-insensitively, as command names are. */
 const commandDoc *lookupCommandDoc(const char *fullname) {
-    int lo = 0, hi = commandDocsCount() - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int cmp = strcasecmp(fullname, commandDocsTable[mid].name);
-        if (cmp == 0) return &commandDocsTable[mid];
-        if (cmp < 0) hi = mid - 1;
-        else lo = mid + 1;
+    for (int t = 0; commandDocsTables[t]; t++) {
+        const commandDoc *table = commandDocsTables[t];
+        int lo = 0, hi = commandDocsCount(table) - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            int cmp = strcasecmp(fullname, table[mid].name);
+            if (cmp == 0) return &table[mid];
+            if (cmp < 0) hi = mid - 1;
+            else lo = mid + 1;
+        }
     }
     return NULL;
 }

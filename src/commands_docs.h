@@ -140,8 +140,12 @@ typedef struct commandDoc {
     int redis_firstkey, redis_lastkey, redis_keystep; /* legacy key range */
 } commandDoc;
 
-/* All entries, terminated by one whose name is NULL. */
+/* The core commands' entries (commands_docs.c), terminated by one whose
+ * name is NULL. */
 extern const commandDoc commandDocsTable[];
+/* Every table (the core's and each type module's), NULL-terminated; each
+ * table is sorted by name and terminated like commandDocsTable. */
+extern const commandDoc *const commandDocsTables[];
 
 struct redisCommand;
 

@@ -89,13 +89,21 @@ long long dbTotalServerKeyCount(void) {
  * Objects
  * ===================================================================== */
 
-robj *createStreamObject(void) {
+robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
-    o->type = OBJ_STREAM;
-    o->ptr = streamNew();
+    o->type = type;
+    o->ptr = ptr;
     o->mod_seq = 0;
     o->lru = LRU_CLOCK();
     return o;
+}
+
+robj *createStreamObject(void) { return createObject(OBJ_STREAM, streamNew()); }
+
+int checkType(client *c, robj *o, int type) {
+    if (!o || o->type == type) return 0;
+    addReplyErrorObject(c, shared_wrongtypeerr);
+    return 1;
 }
 
 /* ========================================================================
@@ -115,16 +123,15 @@ unsigned long long estimateObjectIdleTime(robj *o) {
 
 void freeObject(robj *o) {
     if (!o) return;
-    if (o->type == OBJ_STREAM) freeStream(o->ptr);
+    const objectType *ot = objectTypeGet(o->type);
+    if (ot) ot->free(o->ptr);
     zfree(o);
 }
 
 const char *typeName(robj *o) {
     if (!o) return "none";
-    switch (o->type) {
-    case OBJ_STREAM: return "stream";
-    default: return "unknown";
-    }
+    const objectType *ot = objectTypeGet(o->type);
+    return ot ? ot->name : "unknown";
 }
 
 /* ========================================================================
@@ -624,8 +631,8 @@ void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
  * COPY source destination [DB destination-db] [REPLACE]
  * --------------------------------------------------------------------- */
 
-/* The destination gets a deep copy (streamDup: entries, metadata, groups,
- * consumers, PELs), independent of the source, with the source's TTL. The
+/* The destination gets a deep copy (the type's dup; for a stream: entries,
+ * metadata, groups, consumers, PELs), independent of the source, with the source's TTL. The
  * new key is a change like any other: it goes into the next commit and
  * the reply waits for it. */
 void copyCommand(client *c) {
@@ -670,9 +677,7 @@ void copyCommand(client *c) {
         }
         delete = 1;
     }
-    robj *newobj = createStreamObject();
-    freeStream(newobj->ptr);
-    newobj->ptr = streamDup(o->ptr);
+    robj *newobj = createObject(o->type, objectTypeGet(o->type)->dup(o->ptr));
     if (delete) dbDelete(dst, newkey);
     dbAdd(dst, newkey, newobj);
     if (expire != -1) setExpire(dst, newkey, expire);

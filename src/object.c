@@ -1,7 +1,9 @@
-/* object.c -- OBJECT and MEMORY: introspection of keys and memory.
+/* object.c -- the table of value types, and OBJECT and MEMORY:
+ * introspection of keys and memory.
  *
- * casq holds only streams, so OBJECT ENCODING is always "stream" and
- * OBJECT REFCOUNT 1 (a stream value is never shared). OBJECT IDLETIME is
+ * OBJECT ENCODING names Redis's encoding for the value as Redis would
+ * have it (each type's `encoding` method applies Redis's size rules), and
+ * OBJECT REFCOUNT is 1 (casq never shares a value). OBJECT IDLETIME is
  * the time since the key was last looked up (robj.lru, Redis's 24-bit
  * LRU clock in seconds, refreshed by db.c's lookups unless the client is in
  * CLIENT NO-TOUCH mode). casq has no maxmemory and no eviction: its
@@ -9,8 +11,7 @@
  * gives Redis's error for a non-LFU policy.
  *
  * MEMORY USAGE reports Redis's estimate computed on casq's own structures
- * (t_stream.c's streamObjectComputeSize, allocation sizes from the
- * allocator). MEMORY MALLOC-STATS and MEMORY PURGE answer what Redis
+ * (each type's computeSize, allocation sizes from the allocator). MEMORY MALLOC-STATS and MEMORY PURGE answer what Redis
  * answers when built with libc malloc, which is what casq uses. MEMORY
  * STATS and MEMORY DOCTOR are left out: most of their fields (allocator
  * fragmentation and resident figures, replication backlog, AOF buffers,
@@ -23,6 +24,30 @@
 #include <malloc.h>
 #include <string.h>
 #include <strings.h>
+
+/* ========================================================================
+ * The types (server.h, objectType)
+ * ===================================================================== */
+
+extern const objectType streamObjectType;
+
+/* Every type casq holds. A new type module adds its row here. */
+static const objectType *const objectTypes[] = {
+    &streamObjectType,
+    NULL,
+};
+
+const objectType *objectTypeGet(int type) {
+    for (int i = 0; objectTypes[i]; i++)
+        if (objectTypes[i]->type == type) return objectTypes[i];
+    return NULL;
+}
+
+const objectType *objectTypeByName(const char *name) {
+    for (int i = 0; objectTypes[i]; i++)
+        if (!strcmp(objectTypes[i]->name, name)) return objectTypes[i];
+    return NULL;
+}
 
 /* ========================================================================
  * OBJECT
@@ -38,7 +63,7 @@ static robj *objectCommandLookupOrReply(client *c) {
 static void objectEncodingCommand(client *c) {
     robj *o = objectCommandLookupOrReply(c);
     if (!o) return;
-    addReplyBulkCString(c, "stream");
+    addReplyBulkCString(c, objectTypeGet(o->type)->encoding(o));
 }
 
 static void objectRefcountCommand(client *c) {
@@ -112,7 +137,7 @@ static void memoryUsageCommand(client *c) {
     }
     robj *o = de->val;
     observeSeq(c, o->mod_seq);
-    size_t usage = zmalloc_size(o) + streamObjectComputeSize(o->ptr, samples);
+    size_t usage = zmalloc_size(o) + objectTypeGet(o->type)->computeSize(o, samples);
     usage += sdsAllocSize(de->key) + sizeof(dictEntry);
     addReplyLongLong(c, (long long)usage);
 }

@@ -122,15 +122,46 @@ static void cacheSweep(persistCache *pc) {
 }
 
 /* ========================================================================
+ * Borrowed texts (persist.h)
+ * ===================================================================== */
+
+void docTextRef(storeDoc *d, sds text, uint64_t *pin) {
+    storeDocRef(d, text, sdslen(text));
+    *pin = server.doc_pin;
+}
+
+int docTextPinned(uint64_t pin) { return pin && pin == server.doc_pin; }
+
+void docTextUnpin(sds *text, uint64_t *pin) {
+    if (!docTextPinned(*pin)) return;
+    sds borrowed = *text;
+    *text = sdsnewlen(borrowed, sdslen(borrowed));
+    storeDocKeep(server.doc_pinned, borrowed);
+    *pin = 0;
+}
+
+void docTextFree(sds text, uint64_t pin) {
+    if (docTextPinned(pin)) storeDocKeep(server.doc_pinned, text);
+    else sdsfree(text);
+}
+
+/* ========================================================================
  * Encoding
  * ===================================================================== */
 
-/* Appends the STREAM object of o to the document: from the cache when the
- * key did not change since it was cached; a big stream's entries borrowed
- * from its nodes (streamDocJSON), not copied. */
+/* The value's JSON into d, borrowing what the type can lend. */
+static void encodeValueDirect(storeDoc *d, const objectType *ot, robj *o) {
+    if (ot->docJSON) ot->docJSON(d, o);
+    else d->own = ot->catJSON(d->own, o);
+}
+
+/* Appends the value of o to the document: from the cache when the key did
+ * not change since it was cached; a big value as its type writes it (a
+ * stream's entries borrowed from its nodes, not copied). */
 static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
+    const objectType *ot = objectTypeGet(o->type);
     if (!pc || o->mod_seq == 0) {
-        streamDocJSON(d, o->ptr);
+        encodeValueDirect(d, ot, o);
         return;
     }
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
@@ -140,13 +171,13 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
         d->own = sdscatlen(d->own, e->json, sdslen(e->json));
         return;
     }
-    if (streamEntriesJSONBytes(o->ptr) > PERSIST_CACHE_MAX_VALUE) {
+    if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
-        streamDocJSON(d, o->ptr);
+        encodeValueDirect(d, ot, o);
         return;
     }
     size_t start = sdslen(d->own);
-    d->own = streamCatJSON(d->own, o->ptr);
+    d->own = ot->catJSON(d->own, o);
     size_t len = sdslen(d->own) - start;
     if (len > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
@@ -167,15 +198,16 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
 }
 
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
+    const char *tname = objectTypeGet(o->type)->name;
     sds out = sdscatlen(d->own, "{\"key\":", 7);
     out = jsonCatBytes(out, key, sdslen(key));
-    out = sdscatlen(out, ",\"type\":\"stream\"", 16);
+    out = sdscatprintf(out, ",\"type\":\"%s\"", tname);
     long long when = getExpire(db, key);
     if (when != -1) {
         out = sdscatlen(out, ",\"expires_at_ms\":", 17);
         out = jsonCatI64(out, when);
     }
-    d->own = sdscatlen(out, ",\"stream\":", 10);
+    d->own = sdscatprintf(out, ",\"%s\":", tname);
     encodeValue(d, o, pc, used);
     d->own = sdscatlen(d->own, "}", 1);
 }
@@ -233,7 +265,8 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
 typedef struct persistKey {
     int dbid;       /* database index */
     sds key;        /* key name */
-    stream *s;      /* its value */
+    int type;       /* OBJ_* of the value */
+    void *value;    /* the value, as its type module represents it */
     long long when; /* expiry, unix ms */
     int has_ttl;    /* when is set */
 } persistKey;
@@ -402,7 +435,7 @@ static cJSON *parseJson(const char *data, size_t len, sds *err) {
     return root;
 }
 
-static void stateAdd(persistState *ps, int dbid, sds key, stream *s, long long when, int has_ttl) {
+static void stateAdd(persistState *ps, int dbid, sds key, int type, void *value, long long when, int has_ttl) {
     if (ps->count == ps->alloc) {
         ps->alloc = ps->alloc ? ps->alloc * 2 : 64;
         ps->keys = zrealloc(ps->keys, sizeof(persistKey) * ps->alloc);
@@ -410,12 +443,13 @@ static void stateAdd(persistState *ps, int dbid, sds key, stream *s, long long w
     persistKey *k = &ps->keys[ps->count++];
     k->dbid = dbid;
     k->key = key;
-    k->s = s;
+    k->type = type;
+    k->value = value;
     k->when = when;
     k->has_ttl = has_ttl;
 }
 
-static int decodeHeader(const cJSON *root, persistHeader *h, sds *err) {
+static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sds *err) {
     static const char *const fields[] = {"format", "casq_version", "commit_seq", "written_at_ms", "broker",
                                          "databases", NULL};
     sds msg = NULL;
@@ -425,9 +459,10 @@ static int decodeHeader(const cJSON *root, persistHeader *h, sds *err) {
     if (!fmt) return failf(err, "no \"format\" field: this is not a casq state document");
     uint64_t format;
     if (jsonGetU64(fmt, &format, "format", &msg) != C_OK) return failAt(err, "top level", msg);
-    if (format != PERSIST_FORMAT)
-        return failf(err, "unsupported format %llu (this casq %s reads format %d)", (unsigned long long)format,
-                     CASQ_VERSION, PERSIST_FORMAT);
+    if (format < PERSIST_FORMAT_OLDEST || format > PERSIST_FORMAT)
+        return failf(err, "unsupported format %llu (this casq %s reads formats %d to %d)",
+                     (unsigned long long)format, CASQ_VERSION, PERSIST_FORMAT_OLDEST, PERSIST_FORMAT);
+    *format_out = (int)format;
     if (checkFields(root, fields, "top level", err) != C_OK) return C_ERR;
 
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "casq_version");
@@ -460,8 +495,7 @@ static int decodeHeader(const cJSON *root, persistHeader *h, sds *err) {
 }
 
 static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, const char *where, size_t index,
-                     sds *err) {
-    static const char *const fields[] = {"key", "type", "expires_at_ms", "stream", NULL};
+                     int format, sds *err) {
     sds msg = NULL, key = NULL, desc = describeKey(where, index, NULL);
     int ret = C_ERR;
     if (!cJSON_IsObject(k)) {
@@ -474,17 +508,20 @@ static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, con
     }
     sdsfree(desc);
     desc = describeKey(where, index, key);
-    if (checkFields(k, fields, desc, err) != C_OK) goto done;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(k, "type");
     if (!cJSON_IsString(type)) {
         failf(err, "%s: type: expected a string", desc);
         goto done;
     }
-    if (strcmp(type->valuestring, "stream") != 0) {
-        failf(err, "%s: type \"%.32s\" is not supported (format %d holds streams only)", desc, type->valuestring,
-              PERSIST_FORMAT);
+    /* Format 1 holds streams only; format 2 every type casq knows. */
+    const objectType *ot = objectTypeByName(type->valuestring);
+    if (!ot || (format == 1 && ot->type != OBJ_STREAM)) {
+        failf(err, "%s: type \"%.32s\" is not supported in format %d", desc, type->valuestring, format);
         goto done;
     }
+    /* The value's field is named after its type: "stream", "hash" ... */
+    const char *const fields[] = {"key", "type", "expires_at_ms", ot->name, NULL};
+    if (checkFields(k, fields, desc, err) != C_OK) goto done;
     int64_t when = 0;
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(k, "expires_at_ms");
     if (exp && jsonGetI64(exp, &when, "expires_at_ms", &msg) != C_OK) {
@@ -495,19 +532,19 @@ static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, con
         failf(err, "%s: the key appears twice in database %d", desc, dbid);
         goto done;
     }
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(k, "stream");
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(k, ot->name);
     if (!value) {
-        failf(err, "%s: no \"stream\" field", desc);
+        failf(err, "%s: no \"%s\" field", desc, ot->name);
         goto done;
     }
-    stream *s = streamFromJSON(value, &msg);
-    if (!s) {
-        desc = sdscat(desc, ".stream");
+    void *v = ot->fromJSON(value, &msg);
+    if (!v) {
+        desc = sdscatprintf(desc, ".%s", ot->name);
         failAt(err, desc, msg);
         goto done;
     }
     dictAdd(seen, sdsdup(key), NULL);
-    stateAdd(ps, dbid, key, s, when, exp != NULL);
+    stateAdd(ps, dbid, key, ot->type, v, when, exp != NULL);
     key = NULL;
     ret = C_OK;
 done:
@@ -516,7 +553,7 @@ done:
     return ret;
 }
 
-static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *dbseen, sds *err) {
+static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *dbseen, int format, sds *err) {
     static const char *const fields[] = {"id", "keys", NULL};
     sds msg = NULL;
     char where[64];
@@ -538,7 +575,7 @@ static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *d
     const cJSON *item;
     int ret = C_OK;
     cJSON_ArrayForEach(item, keys) {
-        if (decodeKey(ps, item, (int)id, seen, where, k++, err) != C_OK) {
+        if (decodeKey(ps, item, (int)id, seen, where, k++, format, err) != C_OK) {
             ret = C_ERR;
             break;
         }
@@ -558,7 +595,8 @@ persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds 
         failf(err, "the top level must be a JSON object");
         goto done;
     }
-    if (decodeHeader(root, h, err) != C_OK) goto done;
+    int format = 0;
+    if (decodeHeader(root, h, &format, err) != C_OK) goto done;
     const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases");
     if (!cJSON_IsArray(dbs)) {
         failf(err, "databases: expected an array");
@@ -567,7 +605,7 @@ persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds 
     size_t index = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, dbs) {
-        if (decodeDatabase(ps, d, index++, dbseen, err) != C_OK) goto done;
+        if (decodeDatabase(ps, d, index++, dbseen, format, err) != C_OK) goto done;
     }
     ok = 1;
 done:
@@ -587,7 +625,7 @@ void persistStateFree(persistState *ps) {
     if (!ps) return;
     for (size_t i = 0; i < ps->count; i++) {
         sdsfree(ps->keys[i].key);
-        if (ps->keys[i].s) freeStream(ps->keys[i].s);
+        if (ps->keys[i].value) objectTypeGet(ps->keys[i].type)->free(ps->keys[i].value);
     }
     zfree(ps->keys);
     zfree(ps);
@@ -602,10 +640,8 @@ void persistInstall(persistState *ps) {
     for (size_t i = 0; i < ps->count; i++) {
         persistKey *k = &ps->keys[i];
         redisDb *db = &server.db[k->dbid];
-        robj *o = createStreamObject();
-        freeStream(o->ptr);
-        o->ptr = k->s;
-        k->s = NULL;
+        robj *o = createObject(k->type, k->value);
+        k->value = NULL;
         /* Stamped with the load (a change emptyData just made): an object
          * is never left at mod_seq 0, which an object someone forgot to
          * stamp would also have -- the encode cache tells them apart. */

@@ -18,7 +18,8 @@
 
 #include "sds.h"
 
-#define PERSIST_FORMAT 1
+#define PERSIST_FORMAT 2        /* the format this casq writes */
+#define PERSIST_FORMAT_OLDEST 1 /* the oldest it reads (and migrates) */
 
 /* The broker record (design.md §5). */
 typedef struct persistBroker {
@@ -58,6 +59,28 @@ size_t persistCacheBytes(const persistCache *pc);
  * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
 struct storeDoc;
 void persistEncode(struct storeDoc *d, const persistHeader *h, persistCache *pc);
+
+/* ------------------------------------------------------------------------
+ * Borrowed texts
+ *
+ * A type that keeps (parts of) its value's JSON between commits -- a
+ * stream node's entries, a big collection's chunks -- lets the document
+ * being written borrow them instead of copying (storeDoc in store.h). The
+ * store may still be reading a borrowed text on its own thread, so the
+ * owner keeps a pin next to it and, before changing or freeing the text,
+ * calls docTextUnpin / docTextFree: a pinned text is handed to the
+ * document (which frees it once written) and the owner goes on with a
+ * copy. At most one copy per text and commit.
+ * --------------------------------------------------------------------- */
+
+/* Appends text to d, borrowed, and pins it. */
+void docTextRef(struct storeDoc *d, sds text, uint64_t *pin);
+/* Whether the document being written borrowed text. */
+int docTextPinned(uint64_t pin);
+/* Before *text changes: if pinned, *text becomes a private copy. */
+void docTextUnpin(sds *text, uint64_t *pin);
+/* Frees text, or leaves it to the document that borrowed it. */
+void docTextFree(sds text, uint64_t pin);
 
 /* ------------------------------------------------------------------------
  * Decoding

@@ -30,6 +30,7 @@ redisServer server;
 
 const char *shared_ok = "+OK\r\n";
 const char *shared_syntaxerr = "-ERR syntax error\r\n";
+const char *shared_wrongtypeerr = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
 /* The module command tables. Each module owns its rows; dispatch is a dict
  * lookup built from these at start-up. */

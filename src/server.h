@@ -64,17 +64,64 @@ struct event;
 #define STREAM_ID_MODE_LIBERAL 2
 
 /* ------------------------------------------------------------------------
- * Objects: keys hold streams (other Redis types are out of scope).
+ * Objects: a key holds one value of one type. The type codes are Redis's
+ * (OBJ_STRING .. OBJ_STREAM), and every type describes itself with an
+ * objectType (below): one row of data per type, as Redis's type methods.
  * --------------------------------------------------------------------- */
-#define OBJ_STREAM 6 /* same number as Redis's OBJ_STREAM */
+#define OBJ_STRING 0 /* t_string.c */
+#define OBJ_LIST 1   /* t_list.c */
+#define OBJ_SET 2    /* t_set.c */
+#define OBJ_ZSET 3   /* t_zset.c */
+#define OBJ_HASH 4   /* t_hash.c */
+#define OBJ_STREAM 6 /* t_stream.c */
+#define OBJ_TYPE_MAX 7
 
 typedef struct robj {
-    int type;          /* OBJ_STREAM */
+    int type;          /* OBJ_* */
     unsigned int lru;  /* LRU clock (seconds, 24 bits, as Redis) of the last
                         * access: OBJECT IDLETIME. Fits in padding. */
-    void *ptr;         /* the value: a stream* for OBJ_STREAM */
+    void *ptr;         /* the value, as its type module represents it
+                        * (a stream* for OBJ_STREAM ...) */
     uint64_t mod_seq;  /* server.change_seq of the last change to this key */
 } robj;
+
+struct storeDoc;
+struct cJSON;
+
+/* What the generic code (db.c, object.c, persist.c) needs to know of a
+ * type. Every type module defines one (e.g. streamObjectType) and lists it
+ * in object.c's objectTypes[]. */
+typedef struct objectType {
+    int type;                                  /* OBJ_* */
+    const char *name;                          /* TYPE's reply; the state
+                                                * document's "type", and the
+                                                * name of the key's value
+                                                * field there */
+    void (*free)(void *ptr);                   /* frees a value */
+    void *(*dup)(const void *ptr);             /* deep copy (COPY) */
+    const char *(*encoding)(const robj *o);    /* OBJECT ENCODING */
+    /* MEMORY USAGE: the value's bytes, Redis's sampling rule (samples 0 =
+     * all), without the robj itself. */
+    size_t (*computeSize)(const robj *o, long long samples);
+    /* --- the state document (persist.c, docs/state-format.md) --- */
+    /* An upper bound of the value's JSON size, cheap: persist.c caches
+     * the JSON of small values between commits. */
+    size_t (*jsonBytes)(const robj *o);
+    /* Appends the value's JSON to out. */
+    sds (*catJSON)(sds out, robj *o);
+    /* The same into a document being built for a write; a type that keeps
+     * its JSON in chunks borrows them (docTextRef in persist.h) instead of
+     * copying. NULL: catJSON into d->own. */
+    void (*docJSON)(struct storeDoc *d, robj *o);
+    /* Builds a value from its document JSON, validating everything; NULL
+     * with *err set (a message without the key's path) on any problem.
+     * Never crashes on hostile input. */
+    void *(*fromJSON)(const struct cJSON *v, sds *err);
+} objectType;
+
+/* The row of a type code / a document type name; NULL if unknown. */
+const objectType *objectTypeGet(int type);
+const objectType *objectTypeByName(const char *name);
 
 /* ------------------------------------------------------------------------
  * Databases
@@ -415,6 +462,7 @@ extern redisServer server;
 /* Shared reply strings */
 extern const char *shared_ok;          /* "+OK\r\n" */
 extern const char *shared_syntaxerr;   /* "-ERR syntax error\r\n" */
+extern const char *shared_wrongtypeerr; /* "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n" */
 
 /* ------------------------------------------------------------------------
  * Time (cached per command, as Redis does, so one command sees one time)
@@ -566,8 +614,12 @@ void signalStateChanged(redisDb *db);
 /* Record that the running command observed db-wide state. */
 void observeDb(client *c, redisDb *db);
 void observeSeq(client *c, uint64_t seq);
+robj *createObject(int type, void *ptr);          /* takes ptr over */
 robj *createStreamObject(void);
 void freeObject(robj *o);
+/* If o exists and is not of `type`, replies WRONGTYPE and returns 1 (as
+ * Redis's checkType). */
+int checkType(client *c, robj *o, int type);
 int selectDb(client *c, int id);
 const char *typeName(robj *o);
 void initDbs(void);                               /* allocates server.db */

@@ -38,6 +38,7 @@
  * the node limits.
  * --------------------------------------------------------------------- */
 #include "t_stream.h"
+#include "persist.h"
 #include "store.h"
 
 #include <errno.h>
@@ -185,20 +186,11 @@ static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields)
  * freed, the node takes a copy, and the document keeps the original until
  * the write is over. One copy per node and commit at most: the next change
  * finds the node unpinned. */
-static int nodeTextPinned(const streamNode *n) { return n->json_pin && n->json_pin == server.doc_pin; }
-
-static void nodeUnpinText(streamNode *n) {
-    if (!nodeTextPinned(n)) return;
-    sds borrowed = n->json;
-    n->json = sdsnewlen(borrowed, sdslen(borrowed));
-    storeDocKeep(server.doc_pinned, borrowed);
-    n->json_pin = 0;
-}
+static void nodeUnpinText(streamNode *n) { docTextUnpin(&n->json, &n->json_pin); }
 
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
-    if (nodeTextPinned(n)) storeDocKeep(server.doc_pinned, n->json);
-    else sdsfree(n->json);
+    docTextFree(n->json, n->json_pin);
     zfree(n->idx);
     zfree(n->master_fields);
     zfree(n);
@@ -1335,6 +1327,7 @@ void xaddCommand(client *c) {
     }
 
     robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     int created = 0;
     if (!o) {
         if (args.no_mkstream) {
@@ -1402,6 +1395,7 @@ static void xrangeGenericCommand(client *c, int rev) {
     }
 
     robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     if (!o) {
         addReplyEmptyArray(c);
         return;
@@ -1420,6 +1414,7 @@ void xrevrangeCommand(client *c) { xrangeGenericCommand(c, 1); }
 
 void xlenCommand(client *c) {
     robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     addReplyLongLong(c, o ? (long long)((stream *)o->ptr)->length : 0);
 }
 
@@ -1503,6 +1498,7 @@ void xreadCommand(client *c) {
         int id_idx = i - streams_arg - streams_count;
         sds key = c->argv[i - streams_count];
         robj *o = lookupKeyRead(c, c->db, key);
+        if (checkType(c, o, OBJ_STREAM)) goto cleanup;
         streamCG *group = NULL;
 
         if (groupname) {
@@ -1657,13 +1653,16 @@ int streamWaiterCanBeServed(redisDb *db, sds key, const streamID *id, sds group)
     }
     if (group) {
         if (!o) return 1; /* replies -NOGROUP */
+        /* A key that now holds another type: the re-run replies
+         * WRONGTYPE, as in Redis 7.2 (XREAD waiters keep waiting). */
+        if (o->type != OBJ_STREAM) return 1;
         stream *s = o->ptr;
         streamCG *cg = streamLookupCG(s, group);
         if (!cg) return 1; /* replies -NOGROUP */
         streamID last;
         return streamLastValidID(s, &last) && streamCompareID(&last, &cg->last_id) > 0;
     }
-    if (!o) return 0;
+    if (!o || o->type != OBJ_STREAM) return 0;
     streamID last;
     return streamLastValidID(o->ptr, &last) && streamCompareID(&last, id) > 0;
 }
@@ -1679,6 +1678,7 @@ void xdelCommand(client *c) {
     int id_count = c->argc - 2;
 
     robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     if (!o) {
         addReplyLongLong(c, 0);
         return;
@@ -1717,6 +1717,7 @@ void xtrimCommand(client *c) {
     streamAddTrimArgs args;
     if (streamParseAddOrTrimArgsOrReply(c, &args, 0) < 0) return;
     robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     if (!o) {
         addReplyLongLong(c, 0);
         return;
@@ -1757,6 +1758,7 @@ void xsetidCommand(client *c) {
     }
 
     robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     if (!o) {
         addReplyError(c, "no such key");
         return;
@@ -1934,6 +1936,7 @@ void xinfoCommand(client *c) {
     char *opt = c->argv[1];
     sds key = c->argv[2];
     robj *o = lookupKeyRead(c, c->db, key);
+    if (checkType(c, o, OBJ_STREAM)) return;
     if (!o) {
         addReplyError(c, "no such key");
         return;
@@ -2076,8 +2079,7 @@ void streamDocJSON(storeDoc *d, const stream *s) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json)) continue;
         if (!first) d->own = sdscatlen(d->own, ",", 1);
-        storeDocRef(d, n->json, sdslen(n->json));
-        n->json_pin = server.doc_pin;
+        docTextRef(d, n->json, &n->json_pin);
         first = 0;
     }
     d->own = streamCatJSONTail(d->own, s);
@@ -2176,6 +2178,44 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
         return streamLoadFail(s, err, msg);
     return s;
 }
+
+/* ========================================================================
+ * The stream type (server.h, objectType)
+ * ===================================================================== */
+
+static void streamTypeFree(void *ptr) { freeStream(ptr); }
+
+static void *streamTypeDup(const void *ptr) { return streamDup(ptr); }
+
+static const char *streamTypeEncoding(const robj *o) {
+    (void)o;
+    return "stream";
+}
+
+static size_t streamTypeComputeSize(const robj *o, long long samples) {
+    return streamObjectComputeSize(o->ptr, samples);
+}
+
+static size_t streamTypeJSONBytes(const robj *o) { return streamEntriesJSONBytes(o->ptr); }
+
+static sds streamTypeCatJSON(sds out, robj *o) { return streamCatJSON(out, o->ptr); }
+
+static void streamTypeDocJSON(storeDoc *d, robj *o) { streamDocJSON(d, o->ptr); }
+
+static void *streamTypeFromJSON(const cJSON *v, sds *err) { return streamFromJSON(v, err); }
+
+const objectType streamObjectType = {
+    .type = OBJ_STREAM,
+    .name = "stream",
+    .free = streamTypeFree,
+    .dup = streamTypeDup,
+    .encoding = streamTypeEncoding,
+    .computeSize = streamTypeComputeSize,
+    .jsonBytes = streamTypeJSONBytes,
+    .catJSON = streamTypeCatJSON,
+    .docJSON = streamTypeDocJSON,
+    .fromJSON = streamTypeFromJSON,
+};
 
 /* ========================================================================
  * Command table (arity, flags and key positions as Redis 7.2)

@@ -213,6 +213,7 @@ void xgroupCommand(client *c) {
             }
         }
         o = lookupKeyWrite(c, c->db, c->argv[2]);
+        if (checkType(c, o, OBJ_STREAM)) return;
         if (o) s = o->ptr;
         grpname = c->argv[3];
     }
@@ -325,6 +326,7 @@ void xgroupCommand(client *c) {
 /* XACK key group id [id ...] */
 void xackCommand(client *c) {
     robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
     if (o == NULL || group == NULL) {
         addReplyLongLong(c, 0);
@@ -398,6 +400,7 @@ void xpendingCommand(client *c) {
     }
 
     robj *o = lookupKeyRead(c, c->db, key);
+    if (checkType(c, o, OBJ_STREAM)) return;
     streamCG *group = o ? streamLookupCG(o->ptr, groupname) : NULL;
     if (group == NULL) {
         addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", key, groupname);
@@ -477,6 +480,7 @@ void xpendingCommand(client *c) {
  * refreshes the delivery time without counting a delivery. */
 void xclaimCommand(client *c) {
     robj *o = lookupKeyRead(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
     streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
     long long minidle;
     long long retrycount = -1;
@@ -634,6 +638,7 @@ void xautoclaimCommand(client *c) {
         }
     }
 
+    if (checkType(c, o, OBJ_STREAM)) return;
     streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
     if (o == NULL || group == NULL) {
         addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);

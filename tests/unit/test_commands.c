@@ -115,21 +115,29 @@ static void checkKeyArgs(const commandDoc *doc, const commandArg *args) {
     }
 }
 
+/* Whether some table has an entry "<name>|...". */
+static int isContainerDoc(const char *name) {
+    size_t len = strlen(name);
+    for (int t = 0; commandDocsTables[t]; t++)
+        for (const commandDoc *d = commandDocsTables[t]; d->name; d++)
+            if (!strncmp(d->name, name, len) && d->name[len] == '|') return 1;
+    return 0;
+}
+
 static void testDocsTable(void) {
     int n = 0;
-    for (const commandDoc *doc = commandDocsTable; doc->name; doc++, n++) {
+    for (int t = 0; commandDocsTables[t]; t++) {
+    const commandDoc *table = commandDocsTables[t];
+    for (const commandDoc *doc = table; doc->name; doc++, n++) {
         /* Sorted and unique, so lookupCommandDoc's binary search works. */
-        if (n > 0 && strcmp(doc[-1].name, doc->name) >= 0) fail("%s: not sorted after %s%s", doc->name, doc[-1].name, "");
+        if (doc > table && strcmp(doc[-1].name, doc->name) >= 0)
+            fail("%s: not sorted after %s%s", doc->name, doc[-1].name, "");
         if (!doc->summary || !doc->since || !doc->group) fail("%s: summary, since and group are required%s%s", doc->name, "", "");
         CHECK(lookupCommandDoc(doc->name) == doc);
         checkKeyArgs(doc, doc->args);
 
         /* A container's own arity is not described by arguments. */
-        int is_container = 0;
-        size_t len = strlen(doc->name);
-        for (const commandDoc *d = commandDocsTable; d->name; d++)
-            if (!strncmp(d->name, doc->name, len) && d->name[len] == '|') is_container = 1;
-        if (is_container || isArityException(doc->name)) continue;
+        if (isContainerDoc(doc->name) || isArityException(doc->name)) continue;
 
         int lo, hi;
         argListWords(doc->args, &lo, &hi);
@@ -143,6 +151,7 @@ static void testDocsTable(void) {
             snprintf(buf, sizeof(buf), "arity %d but arguments take %d..%d words", arity, lo, hi);
             fail("%s: %s%s", doc->name, buf, "");
         }
+    }
     }
     CHECK(n > 90);
     CHECK(lookupCommandDoc("XGROUP|CREATE") != NULL);
