@@ -494,7 +494,7 @@ void randomkeyCommand(client *c) {
 
 /* Parses a SCAN cursor the way Redis does (strtoul: the whole unsigned
  * long range, so any cursor a previous call returned is accepted). */
-static int parseScanCursorOrReply(client *c, sds o, unsigned long *cursor) {
+int parseScanCursorOrReply(client *c, sds o, unsigned long *cursor) {
     char *eptr;
     errno = 0;
     *cursor = strtoul(o, &eptr, 10);
@@ -504,6 +504,38 @@ static int parseScanCursorOrReply(client *c, sds o, unsigned long *cursor) {
         return C_ERR;
     }
     return C_OK;
+}
+
+int scanParseArgsOrReply(client *c, int first, int allow_type, scanArgs *sa) {
+    sa->count = 10;
+    sa->pattern = NULL;
+    sa->type = NULL;
+    for (int i = first; i < c->argc; i += 2) {
+        int more = c->argc - i - 1; /* arguments after this one */
+        if (!strcasecmp(c->argv[i], "count") && more >= 1) {
+            if (getLongFromObjectOrReply(c, c->argv[i + 1], &sa->count, NULL) != C_OK) return C_ERR;
+            if (sa->count < 1) {
+                addReplyErrorObject(c, shared_syntaxerr);
+                return C_ERR;
+            }
+        } else if (!strcasecmp(c->argv[i], "match") && more >= 1) {
+            sds pat = c->argv[i + 1];
+            /* "*" matches everything: same as no pattern. */
+            sa->pattern = (sdslen(pat) == 1 && pat[0] == '*') ? NULL : pat;
+        } else if (allow_type && !strcasecmp(c->argv[i], "type") && more >= 1) {
+            /* Redis 7.2 accepts any name here; an unknown type simply
+             * matches no key (the error is planned for Redis 8). */
+            sa->type = c->argv[i + 1];
+        } else {
+            addReplyErrorObject(c, shared_syntaxerr);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+int scanMatches(const scanArgs *sa, const char *s, size_t len) {
+    return !sa->pattern || stringmatchlen(sa->pattern, (int)sdslen(sa->pattern), s, (int)len, 0);
 }
 
 typedef struct scanData {
@@ -528,34 +560,15 @@ static void scanCallback(void *privdata, const dictEntry *de) {
 
 void scanCommand(client *c) {
     unsigned long cursor;
-    long count = 10;
-    sds typename = NULL;
+    scanArgs sa;
     scanData sd = {NULL, NULL, 0, 0};
 
     if (parseScanCursorOrReply(c, c->argv[1], &cursor) == C_ERR) return;
-
     /* Step 1: options. */
-    for (int i = 2; i < c->argc; i += 2) {
-        int more = c->argc - i - 1; /* arguments after this one */
-        if (!strcasecmp(c->argv[i], "count") && more >= 1) {
-            if (getLongFromObjectOrReply(c, c->argv[i + 1], &count, NULL) != C_OK) return;
-            if (count < 1) {
-                addReplyErrorObject(c, shared_syntaxerr);
-                return;
-            }
-        } else if (!strcasecmp(c->argv[i], "match") && more >= 1) {
-            sds pat = c->argv[i + 1];
-            /* "*" matches everything: same as no pattern. */
-            sd.pattern = (sdslen(pat) == 1 && pat[0] == '*') ? NULL : pat;
-        } else if (!strcasecmp(c->argv[i], "type") && more >= 1) {
-            /* Redis 7.2 accepts any name here; an unknown type simply
-             * matches no key (the error is planned for Redis 8). */
-            typename = c->argv[i + 1];
-        } else {
-            addReplyErrorObject(c, shared_syntaxerr);
-            return;
-        }
-    }
+    if (scanParseArgsOrReply(c, 2, 1, &sa) != C_OK) return;
+    long count = sa.count;
+    sds typename = sa.type;
+    sd.pattern = sa.pattern;
 
     /* Step 2: walk the table, visiting at most count*10 buckets, until
      * count keys are collected. */

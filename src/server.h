@@ -635,6 +635,21 @@ void expiretimeCommand(client *c);
 void pexpiretimeCommand(client *c);
 void persistCommand(client *c);
 
+/* The SCAN family (db.c): SCAN, and the HSCAN/SSCAN/ZSCAN of the type
+ * modules, share Redis's cursor and option parsing. */
+typedef struct scanArgs {
+    long count;   /* COUNT (default 10) */
+    sds pattern;  /* MATCH pattern, NULL when it matches everything */
+    sds type;     /* SCAN's TYPE, NULL if not given */
+} scanArgs;
+/* Replies "ERR invalid cursor" and returns C_ERR on a bad cursor. */
+int parseScanCursorOrReply(client *c, sds o, unsigned long *cursor);
+/* Options from argv[first] on (TYPE only if allow_type); replies a syntax
+ * error and returns C_ERR on anything else. */
+int scanParseArgsOrReply(client *c, int first, int allow_type, scanArgs *sa);
+/* Whether s matches the MATCH pattern (always, without one). */
+int scanMatches(const scanArgs *sa, const char *s, size_t len);
+
 /* ------------------------------------------------------------------------
  * SLOWLOG (slowlog.c) and MONITOR (monitor.c): hooks of call()
  * --------------------------------------------------------------------- */
