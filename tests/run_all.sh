@@ -63,7 +63,7 @@ suite_cmd() {
     s3-e2e)      [ -x tests/s3/run_e2e.sh ] &&
                      echo "env RGW_PORT=28480 MON_V2_PORT=28300 MON_V1_PORT=28389 MS_PORT_MIN=28800 MS_PORT_MAX=28899 E2E_PROXY_PORT=28482 E2E_PORT_BASE=28000 tests/s3/run_e2e.sh" ;;
     sanitize)    echo "make --no-print-directory test-sanitize" ;;
-    diff)        [ -f tests/stream_diff.py ] && echo "$PY tests/stream_diff.py" ;;
+    diff)        echo "tests/run_diffs.sh" ;;
     fuzz)        echo "tests/fuzz/run.sh $FUZZ_BIN" ;;
     valgrind)    echo "$PY tests/integration/valgrind_session.py" ;;
     *)           return 1 ;;

@@ -30,7 +30,12 @@ fi
 
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-    tests=(store_file crash read_your_writes borrowed_text bad_documents full_disk two_brokers failover binary)
+    # Every test_<name>.py here, after the file store's own C test.
+    tests=(store_file)
+    for f in "$HERE"/test_*.py; do
+        n=${f##*/test_}
+        tests+=("${n%.py}")
+    done
 fi
 
 # The file store's own test is C: built here (VALGRIND=1 runs it under
