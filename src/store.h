@@ -96,6 +96,33 @@ void storeDocKeep(storeDoc *d, sds s);
 sds storeDocFlatten(const storeDoc *d);
 void storeDocFree(storeDoc *d);
 
+/* ------------------------------------------------------------------------
+ * Segments (design.md §3, docs/state-format.md "Segments")
+ *
+ * Beside the document, a store keeps immutable *segments*: named objects,
+ * each written once and never changed, which the document names. Their
+ * names are made by the caller, never reused, and are plain [A-Za-z0-9._-]
+ * strings of at most 128 bytes (the file store: a file in a directory next
+ * to the document; S3: an object under a prefix next to it). Unlike
+ * load/write, any number of segment operations may be in flight at once,
+ * and they may run while a load or write is in flight; each reports once,
+ * on the main thread, never from inside the call.
+ * --------------------------------------------------------------------- */
+
+/* seg_put: STORE_OK once the segment is durable (file: data and directory
+ * fsynced; S3: the PUT answered 2xx). Create-only: if a segment of that
+ * name exists already with other bytes, STORE_CONFLICT (with the same
+ * bytes -- an earlier attempt of ours that landed -- STORE_OK).
+ * seg_del: STORE_OK also if it did not exist. */
+typedef void storeSegDoneCallback(void *priv, storeStatus status, const char *err);
+/* seg_get: data/len valid only during the callback; STORE_NOT_FOUND if
+ * there is no such segment. */
+typedef void storeSegGetCallback(void *priv, storeStatus status, const char *data, size_t len, const char *err);
+/* seg_list: every segment in the store, with its last modification time
+ * (unix ms), in no particular order; arrays valid only during the call. */
+typedef void storeSegListCallback(void *priv, storeStatus status, const char *const *names,
+                                  const long long *mtimes_ms, size_t count, const char *err);
+
 typedef struct storeType {
     const char *name; /* "file", "s3" */
     /* Parses the URL and settings, prepares (no I/O that can block for long).
@@ -121,6 +148,13 @@ typedef struct storeType {
      * over a busy document needs it: otherwise the broker's next commit
      * lands between its load and its CAS, every time. */
     void (*load_reserve)(struct store *st, long long hold_ms, storeLoadCallback *cb, void *priv);
+    /* Segments (see above). The store takes ownership of `data`. Each
+     * operation retries transient failures itself until the store's
+     * deadline (S3: commit-timeout-ms) and then reports STORE_ERROR. */
+    void (*seg_put)(struct store *st, const char *name, sds data, storeSegDoneCallback *cb, void *priv);
+    void (*seg_get)(struct store *st, const char *name, storeSegGetCallback *cb, void *priv);
+    void (*seg_del)(struct store *st, const char *name, storeSegDoneCallback *cb, void *priv);
+    void (*seg_list)(struct store *st, storeSegListCallback *cb, void *priv);
 } storeType;
 
 typedef struct store {
