@@ -6,6 +6,7 @@
 #   libevent  (libevent-dev)          the event loop and timers
 #   libcurl   (libcurl4-openssl-dev)  HTTP for the S3 store
 #   cJSON     (libcjson-dev)          parsing the state document
+#   zlib      (zlib1g-dev)            CRC-32 of segments
 set -e
 missing=""
 check() { # pkg-config-name debian-package
@@ -18,12 +19,13 @@ check hiredis libhiredis-dev
 check libevent libevent-dev
 check libcurl libcurl4-openssl-dev
 check libcjson libcjson-dev
+check zlib zlib1g-dev
 if [ -n "$missing" ]; then
     echo "deps: installing$missing"
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in hiredis libevent libcurl libcjson; do
+for p in hiredis libevent libcurl libcjson zlib; do
     printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
 done

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "persist.h"
+#include "segment.h"
 #include "server.h"
 #include "store.h"
 
@@ -161,6 +162,16 @@ typedef struct commitState {
     commitOutcome last_outcome;  /* what the last commit did */
     sds last_error;              /* last failure message, "" if none */
     long long load_ms;           /* duration of the last load */
+    /* --- loading a root's segments (segment.c) --- */
+    sds seg_root;                /* the root read, while its segments are
+                                  * fetched */
+    sds seg_version;             /* ... its version */
+    int seg_rereads;             /* roots read again because one named a
+                                  * segment that was missing */
+    long long reserve_ms;        /* the load reserved the next write for
+                                  * this long (0: a plain load) */
+    /* --- root sizes (INFO) --- */
+    uint64_t root_bytes_sum;     /* document bytes of every commit */
 } commitState;
 
 static void commitStart(commitState *cs);
@@ -289,6 +300,7 @@ static void expireHeldReplies(commitState *cs) {
 static void adoptState(commitState *cs, persistState *ps, const char *version) {
     if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
     persistInstall(ps);
+    segmentsReset();
     persistCacheReset(cs->cache);
     server.durable_seq = server.change_seq;
     cs->nages = 0;
@@ -334,11 +346,59 @@ static void reloadLater(commitState *cs, long long ms) {
     addTimer(cs->reload_ev, ms);
 }
 
+static void commitLoadFinish(commitState *cs, storeStatus status, const char *data, size_t len,
+                             const char *version, const char *err, sds seg_problem);
+
+/* Starts a load (reserving the next write for reserve_ms if > 0 and the
+ * store can). */
+static void commitStartLoad(commitState *cs, long long reserve_ms);
+
+/* The root's segments are there (or not). */
+static void commitSegmentsFetched(void *priv, const char *missing, const char *err) {
+    commitState *cs = priv;
+    sds root = cs->seg_root, version = cs->seg_version;
+    cs->seg_root = cs->seg_version = NULL;
+    if (missing && cs->seg_rereads < 1) {
+        /* Deleted after a newer root stopped naming it? Read the root
+         * again before giving up. */
+        cs->seg_rereads++;
+        serverLog(LL_NOTICE, "Segment %s named by %s is missing; reading the root again", missing,
+                  server.store->location);
+        sdsfree(root);
+        sdsfree(version);
+        commitStartLoad(cs, cs->reserve_ms);
+        return;
+    }
+    sds problem = NULL;
+    if (missing)
+        problem = sdscatprintf(sdsempty(), "segment %s, named by the document, is missing from the store (%s)",
+                               missing, server.store->location);
+    else if (err)
+        problem = sdsnew(err);
+    commitLoadFinish(cs, STORE_OK, root, sdslen(root), version, NULL, problem);
+    sdsfree(root);
+    sdsfree(version);
+}
+
 static void commitLoadDone(void *priv, storeStatus status, const char *data, size_t len, const char *version,
                            const char *err) {
     commitState *cs = priv;
-    sds problem = NULL;
-    if (status == STORE_OK) {
+    if (status == STORE_OK && memmem(data, len, "\"segments\"", 10)) {
+        cs->seg_root = sdsnewlen(data, len);
+        cs->seg_version = sdsnew(version);
+        segmentsFetch(cs->seg_root, len, commitSegmentsFetched, cs);
+        return;
+    }
+    commitLoadFinish(cs, status, data, len, version, err, NULL);
+}
+
+static void commitLoadFinish(commitState *cs, storeStatus status, const char *data, size_t len,
+                             const char *version, const char *err, sds seg_problem) {
+    sds problem = seg_problem;
+    cs->seg_rereads = 0;
+    if (problem) {
+        /* nothing is installed */
+    } else if (status == STORE_OK) {
         persistHeader h;
         persistState *ps = persistDecode(data, len, &h, &problem);
         if (ps) {
@@ -351,6 +411,7 @@ static void commitLoadDone(void *priv, storeStatus status, const char *data, siz
         problem = sdscatprintf(sdsempty(), "cannot read it: %s", err ? err : "unknown error");
     }
 
+    if (!problem && status != STORE_ERROR) segmentsLoaded(cs->is_broker);
     if (cs->starting) {
         cs->load_done = 1;
         cs->load_error = problem;
@@ -397,7 +458,15 @@ static void commitReload(commitState *cs) {
     cs->reload_start_us = ustime();
     cs->last_reload_ms = mstime();
     server.loading = 1;
-    server.store->type->load(server.store, commitLoadDone, cs);
+    commitStartLoad(cs, 0);
+}
+
+static void commitStartLoad(commitState *cs, long long reserve_ms) {
+    cs->reserve_ms = reserve_ms;
+    if (reserve_ms > 0 && server.store->type->load_reserve)
+        server.store->type->load_reserve(server.store, reserve_ms, commitLoadDone, cs);
+    else
+        server.store->type->load(server.store, commitLoadDone, cs);
 }
 
 static void reloadTimerFired(evutil_socket_t fd, short what, void *arg) {
@@ -554,6 +623,8 @@ static int commitShouldWait(commitState *cs) {
 static void commitSucceeded(commitState *cs, const char *new_version) {
     uint64_t batch = cs->flight_seq - cs->flight_base;
     cs->commits++;
+    cs->root_bytes_sum += cs->flight_bytes;
+    segmentsCommitDone(1);
     cs->changes_committed += batch;
     if (batch > cs->max_batch) cs->max_batch = batch;
     recordLatency(cs, ustime() - cs->flight_start_us);
@@ -621,6 +692,7 @@ static void commitFailed(commitState *cs, const char *err) {
     cs->last_outcome = COMMIT_FAILED;
     setLastError(cs, err);
     persistHeaderClear(&cs->flight_hdr);
+    segmentsCommitDone(0);
     if (cs->starting) return; /* commitInit gives up */
     cs->backoff_ms = cs->backoff_ms ? cs->backoff_ms * 2 : COMMIT_BACKOFF_MIN_MS;
     if (cs->backoff_ms > COMMIT_BACKOFF_MAX_MS) cs->backoff_ms = COMMIT_BACKOFF_MAX_MS;
@@ -705,6 +777,7 @@ static void commitStart(commitState *cs) {
     server.doc_pin = ++cs->doc_pins;
     server.doc_pinned = doc;
     cs->flight_doc = doc;
+    segmentsCommitStarted();
     persistEncode(doc, h, cs->cache);
     cs->last_encode_us = ustime() - cs->flight_start_us;
     cs->own_bytes = sdslen(doc->own);
@@ -748,6 +821,7 @@ void commitCron(void) {
     if (!cs || cs->starting) return;
     noteChangeAge(cs);
     expireHeldReplies(cs);
+    segmentsCron(cs->is_broker && !cs->reloading && !server.loading && !cs->takeover_pending);
 }
 
 /* Runs the loop until *flag becomes true. */
@@ -762,10 +836,7 @@ static int commitInitLoad(commitState *cs, sds *err) {
     cs->reload_start_us = ustime();
     /* The take-over write must follow this load without another writer
      * in between: reserve it if the store can. */
-    if (server.store->type->load_reserve)
-        server.store->type->load_reserve(server.store, server.cfg.commit_timeout_ms, commitLoadDone, cs);
-    else
-        server.store->type->load(server.store, commitLoadDone, cs);
+    commitStartLoad(cs, server.cfg.commit_timeout_ms);
     runLoopUntil(&cs->load_done);
     if (cs->load_error) {
         *err = sdscatprintf(sdsempty(), "Can't load the state document %s: %s", server.store->location,
@@ -789,6 +860,7 @@ static int commitWaitFlight(commitState *cs) {
 static commitState *commitStateCreate(void) {
     commitState *cs = zcalloc(sizeof(*cs));
     cs->cache = persistCacheCreate();
+    segmentsInit();
     cs->node_id = sdsnew(server.runid);
     cs->node_address = nodeAddress();
     cs->last_error = sdsempty();
@@ -821,8 +893,11 @@ static void commitStateFree(commitState *cs) {
     sdsfree(cs->takeover_expect_id);
     sdsfree(cs->load_error);
     sdsfree(cs->last_error);
+    sdsfree(cs->seg_root);
+    sdsfree(cs->seg_version);
     zfree(cs->ages);
     zfree(cs);
+    segmentsFree(); /* after the store: no callback can come */
 }
 
 /* commitInit failed: nothing of the module stays behind. */
@@ -981,6 +1056,9 @@ sds commitInfoString(sds s) {
     s = sdscatprintf(s, "store:%s\r\nstore_location:%s\r\n", server.store->type->name, server.store->location);
     if (server.store->type->info) s = server.store->type->info(server.store, s);
     double avg_batch = cs->commits ? (double)cs->changes_committed / (double)cs->commits : 0;
+    s = sdscatprintf(s, "root_bytes_last:%zu\r\nroot_bytes_mean:%llu\r\n", cs->doc_bytes,
+                     cs->commits ? (unsigned long long)(cs->root_bytes_sum / (uint64_t)cs->commits) : 0ULL);
+    s = segmentsInfo(s);
     s = sdscatprintf(s,
                      "document_bytes:%zu\r\n"
                      "document_commit_seq:%llu\r\n"
@@ -1028,6 +1106,8 @@ sds commitInfoString(sds s) {
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);
     return s;
 }
+
+long long commitLastLoadMs(void) { return server.commit ? server.commit->load_ms : 0; }
 
 uint64_t commitCoveredSeq(void) {
     commitState *cs = server.commit;
@@ -1077,10 +1157,7 @@ int commitTakeOver(const char *expect_id, uint64_t expect_epoch) {
     server.loading = 1;
     /* As at start-up: the take-over write must follow this load without
      * another writer in between (the broker may only be slow, not dead). */
-    if (server.store->type->load_reserve)
-        server.store->type->load_reserve(server.store, server.cfg.commit_timeout_ms, commitLoadDone, cs);
-    else
-        server.store->type->load(server.store, commitLoadDone, cs);
+    commitStartLoad(cs, server.cfg.commit_timeout_ms);
     return C_OK;
 }
 

@@ -73,6 +73,9 @@ int commitTakeOver(const char *expect_id, uint64_t expect_epoch);
  * once per second; a reload already due or running counts). */
 void commitFollowerReload(void);
 
+/* How long the last load of the document took (ms). */
+long long commitLastLoadMs(void);
+
 /* At shutdown: commits what is pending and waits (running the loop) until
  * it is durable or fails. Returns C_OK if everything is durable. */
 int commitFlushAndClose(void);

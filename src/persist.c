@@ -164,16 +164,19 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
         encodeValueDirect(d, ot, o);
         return;
     }
+    /* Asked first: a value can change its JSON without a new mod_seq (a
+     * stream whose entries were sealed into a segment), and it then says
+     * it is not to be cached. */
+    if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
+        cacheDelete(pc, o);
+        encodeValueDirect(d, ot, o);
+        return;
+    }
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
     if (e && e->mod_seq == o->mod_seq) {
         e->gen = pc->gen;
         (*used)++;
         d->own = sdscatlen(d->own, e->json, sdslen(e->json));
-        return;
-    }
-    if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
-        cacheDelete(pc, o);
-        encodeValueDirect(d, ot, o);
         return;
     }
     size_t start = sdslen(d->own);

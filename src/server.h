@@ -361,6 +361,12 @@ typedef struct serverConfig {
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */
+    long long segment_seal_bytes;       /* a stream's sealable inline bytes
+                                         * that make a segment */
+    long long segment_max_bytes;        /* largest segment written */
+    long long segment_gc_grace_ms;      /* a dropped segment is deleted this
+                                         * long after (at least 2 x
+                                         * broker-timeout + the load time) */
     char *broker_announce_address;      /* "host:port" for the broker record,
                                          * NULL = derived from bind/port */
     int active_expire;         /* active expiry cycle on/off */
@@ -447,6 +453,7 @@ typedef struct redisServer {
                                   * without CMD_LOADING get -LOADING */
     struct store *store;         /* where the document lives (store.h) */
     struct commitState *commit;  /* group commit state (commit.h) */
+    struct segmentState *segments; /* segment life (segment.h) */
     /* --- INFO (info.c, config.c) --- */
     char runid[CONFIG_RUN_ID_SIZE + 1]; /* random id of this run (INFO run_id) */
     struct {

@@ -124,9 +124,11 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bio.h"
 #include "server.h"
 
 #define FILE_TOKEN_HEX 32 /* 128 bits */
@@ -219,6 +221,17 @@ typedef struct fileStore {
     int unconfirmed_had_prev;                    /* ... it replaced an existing version */
     char unconfirmed_prev[FILE_TOKEN_HEX + 1];   /* ... that version */
     char unconfirmed_new[FILE_TOKEN_HEX + 1];    /* ... and the token it wrote */
+    /* --- segments (see "Segments" below) --- */
+    sds seg_path;            /* path + ".segments": the segments' directory */
+    bioPool *seg_pool;       /* threads running segment operations */
+    int seg_dirfd;           /* the directory once it exists (worker threads;
+                              * guarded by seg_mu), -1 before */
+    pthread_mutex_t seg_mu;  /* guards seg_dirfd's creation */
+    long long seg_puts;      /* segments written */
+    long long seg_gets;      /* segments read */
+    long long seg_dels;      /* segments deleted */
+    long long seg_errors;    /* segment operations that failed */
+    long long seg_bytes_written; /* segment bytes written */
     /* --- statistics (main thread) --- */
     long long writes;        /* successful writes */
     long long write_errors;  /* writes that failed */
@@ -872,6 +885,274 @@ static void fileStartJob(fileStore *fs, fileJobKind kind) {
 }
 
 /* ========================================================================
+ * Segments
+ *
+ * Each segment is a file in <document>.segments/, written once: into a
+ * hidden temporary file, fdatasync'ed, then renamed to its name with
+ * RENAME_NOREPLACE (an existing segment is never replaced), and the
+ * directory fsync'ed -- only then is it durable, and only then may a
+ * document name it. A crash leaves at worst a hidden temporary file, which
+ * seg_list reports like any segment so that the broker's sweep removes it.
+ * The operations run on their own threads (FILE_SEG_THREADS), so that
+ * sealing and loading segments never queue behind a commit, nor a commit
+ * behind them.
+ * ===================================================================== */
+
+#define FILE_SEG_THREADS 2
+
+typedef enum fileSegOp { FILE_SEG_PUT, FILE_SEG_GET, FILE_SEG_DEL, FILE_SEG_LIST } fileSegOp;
+
+typedef struct fileSegJob {
+    fileStore *fs;             /* the store */
+    fileSegOp op;              /* what to do */
+    sds name;                  /* the segment (not for LIST) */
+    sds data;                  /* PUT: the bytes; GET: what was read */
+    storeSegDoneCallback *done_cb; /* PUT, DEL */
+    storeSegGetCallback *get_cb;   /* GET */
+    storeSegListCallback *list_cb; /* LIST */
+    void *priv;                /* the callbacks' argument */
+    storeStatus status;        /* outcome */
+    char err[FILE_ERR_MAX];    /* message when not OK */
+    char **names;              /* LIST: what was found */
+    long long *mtimes;         /* LIST: their modification times */
+    size_t count;              /* LIST: how many */
+} fileSegJob;
+
+static void fileSegJobFree(fileSegJob *j) {
+    sdsfree(j->name);
+    sdsfree(j->data);
+    for (size_t i = 0; i < j->count; i++) zfree(j->names[i]);
+    zfree(j->names);
+    zfree(j->mtimes);
+    zfree(j);
+}
+
+static void fileSegJobDrop(void *arg) { fileSegJobFree(arg); }
+
+static void fileSegFail(fileSegJob *j, const char *what) {
+    j->status = STORE_ERROR;
+    snprintf(j->err, sizeof(j->err), "segment %s: %s %s/%s: %s", j->name ? j->name : "", what, j->fs->seg_path,
+             j->name ? j->name : "", strerror(errno));
+}
+
+/* The directory's descriptor, creating it (durably) on first use; -1 with
+ * errno set if it cannot. create 0: -1/ENOENT if it does not exist yet. */
+static int fileSegDir(fileStore *fs, int create) {
+    pthread_mutex_lock(&fs->seg_mu);
+    if (fs->seg_dirfd == -1) {
+        int fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd == -1 && errno == ENOENT && create) {
+            if (mkdir(fs->seg_path, 0755) == 0 || errno == EEXIST) {
+                /* The new directory's name must be durable before anything
+                 * in it can be. */
+                if (fsync(fs->dirfd) == 0) fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            }
+        }
+        fs->seg_dirfd = fd;
+    }
+    int fd = fs->seg_dirfd;
+    int saved = errno;
+    pthread_mutex_unlock(&fs->seg_mu);
+    errno = saved;
+    return fd;
+}
+
+static int writeAll(int fd, const char *p, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n == -1) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads segment `name` into *out (NULL and 0 if it does not exist). */
+static int fileSegRead(int dirfd, const char *name, sds *out) {
+    *out = NULL;
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd == -1) return errno == ENOENT ? 0 : -1;
+    struct stat sb;
+    char *buf;
+    size_t len;
+    int rc = fstat(fd, &sb) == -1 ? -1 : readWhole(fd, (size_t)sb.st_size, &buf, &len);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (rc == -1) return -1;
+    *out = sdsnewlen(buf, len);
+    zfree(buf);
+    return 0;
+}
+
+static void fileSegDoPut(fileSegJob *j) {
+    int dirfd = fileSegDir(j->fs, 1);
+    if (dirfd == -1) return fileSegFail(j, "cannot create the directory for");
+    char tmp[160];
+    snprintf(tmp, sizeof(tmp), ".%s.tmp", j->name);
+    unlinkat(dirfd, tmp, 0); /* left by an attempt that crashed */
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd == -1) return fileSegFail(j, "cannot create");
+    if (writeAll(fd, j->data, sdslen(j->data)) == -1 || fdatasync(fd) == -1) {
+        fileSegFail(j, "cannot write");
+        close(fd);
+        unlinkat(dirfd, tmp, 0);
+        return;
+    }
+    close(fd);
+    if (renameat2(dirfd, tmp, dirfd, j->name, RENAME_NOREPLACE) == -1) {
+        int saved = errno;
+        unlinkat(dirfd, tmp, 0);
+        errno = saved;
+        if (errno != EEXIST) return fileSegFail(j, "cannot rename into place");
+        /* Written before: by us (a retry), or a name clash. */
+        sds have;
+        if (fileSegRead(dirfd, j->name, &have) == -1) return fileSegFail(j, "cannot read back");
+        int same = have && sdslen(have) == sdslen(j->data) && !memcmp(have, j->data, sdslen(have));
+        sdsfree(have);
+        if (!same) {
+            j->status = STORE_CONFLICT;
+            snprintf(j->err, sizeof(j->err), "segment %s/%s exists with other contents", j->fs->seg_path, j->name);
+            return;
+        }
+    }
+    if (fsync(dirfd) == -1) return fileSegFail(j, "cannot fsync the directory of");
+    j->status = STORE_OK;
+}
+
+static void fileSegDoGet(fileSegJob *j) {
+    int dirfd = fileSegDir(j->fs, 0);
+    if (dirfd == -1) {
+        if (errno != ENOENT) return fileSegFail(j, "cannot open the directory of");
+        j->status = STORE_NOT_FOUND;
+        return;
+    }
+    if (fileSegRead(dirfd, j->name, &j->data) == -1) return fileSegFail(j, "cannot read");
+    j->status = j->data ? STORE_OK : STORE_NOT_FOUND;
+}
+
+static void fileSegDoDel(fileSegJob *j) {
+    int dirfd = fileSegDir(j->fs, 0);
+    if (dirfd == -1) {
+        if (errno != ENOENT) return fileSegFail(j, "cannot open the directory of");
+        j->status = STORE_OK;
+        return;
+    }
+    if (unlinkat(dirfd, j->name, 0) == -1 && errno != ENOENT) return fileSegFail(j, "cannot delete");
+    j->status = STORE_OK;
+}
+
+static void fileSegDoList(fileSegJob *j) {
+    j->status = STORE_OK;
+    int dirfd = fileSegDir(j->fs, 0);
+    if (dirfd == -1) {
+        if (errno != ENOENT) fileSegFail(j, "cannot open the directory");
+        return;
+    }
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd == -1 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd != -1) close(fd);
+        return fileSegFail(j, "cannot list the directory");
+    }
+    size_t alloc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        struct stat sb;
+        if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode)) continue;
+        if (j->count == alloc) {
+            alloc = alloc ? alloc * 2 : 64;
+            j->names = zrealloc(j->names, alloc * sizeof(char *));
+            j->mtimes = zrealloc(j->mtimes, alloc * sizeof(long long));
+        }
+        j->names[j->count] = zstrdup(de->d_name);
+        j->mtimes[j->count] = (long long)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+        j->count++;
+    }
+    closedir(d);
+}
+
+static void fileSegWork(void *arg) {
+    fileSegJob *j = arg;
+    switch (j->op) {
+    case FILE_SEG_PUT: fileSegDoPut(j); break;
+    case FILE_SEG_GET: fileSegDoGet(j); break;
+    case FILE_SEG_DEL: fileSegDoDel(j); break;
+    case FILE_SEG_LIST: fileSegDoList(j); break;
+    }
+}
+
+static void fileSegDone(void *arg) {
+    fileSegJob *j = arg;
+    fileStore *fs = j->fs;
+    const char *err = j->status == STORE_OK || j->status == STORE_NOT_FOUND ? NULL : j->err;
+    if (err) {
+        fs->seg_errors++;
+        sdsfree(fs->last_error);
+        fs->last_error = sdsnew(err);
+    }
+    switch (j->op) {
+    case FILE_SEG_PUT:
+        if (j->status == STORE_OK) {
+            fs->seg_puts++;
+            fs->seg_bytes_written += (long long)sdslen(j->data);
+        }
+        j->done_cb(j->priv, j->status, err);
+        break;
+    case FILE_SEG_GET:
+        if (j->status == STORE_OK) fs->seg_gets++;
+        j->get_cb(j->priv, j->status, j->data, j->data ? sdslen(j->data) : 0, err);
+        break;
+    case FILE_SEG_DEL:
+        if (j->status == STORE_OK) fs->seg_dels++;
+        j->done_cb(j->priv, j->status, err);
+        break;
+    case FILE_SEG_LIST:
+        j->list_cb(j->priv, j->status, (const char *const *)j->names, j->mtimes, j->count, err);
+        break;
+    }
+    fileSegJobFree(j);
+}
+
+static fileSegJob *fileSegJobNew(store *st, fileSegOp op, const char *name, void *priv) {
+    fileSegJob *j = zcalloc(sizeof(*j));
+    j->fs = st->state;
+    j->op = op;
+    j->name = name ? sdsnew(name) : NULL;
+    j->priv = priv;
+    return j;
+}
+
+static void fileSegPut(store *st, const char *name, sds data, storeSegDoneCallback *cb, void *priv) {
+    fileSegJob *j = fileSegJobNew(st, FILE_SEG_PUT, name, priv);
+    j->data = data;
+    j->done_cb = cb;
+    bioSubmit(j->fs->seg_pool, fileSegWork, fileSegDone, j);
+}
+
+static void fileSegGet(store *st, const char *name, storeSegGetCallback *cb, void *priv) {
+    fileSegJob *j = fileSegJobNew(st, FILE_SEG_GET, name, priv);
+    j->get_cb = cb;
+    bioSubmit(j->fs->seg_pool, fileSegWork, fileSegDone, j);
+}
+
+static void fileSegDel(store *st, const char *name, storeSegDoneCallback *cb, void *priv) {
+    fileSegJob *j = fileSegJobNew(st, FILE_SEG_DEL, name, priv);
+    j->done_cb = cb;
+    bioSubmit(j->fs->seg_pool, fileSegWork, fileSegDone, j);
+}
+
+static void fileSegList(store *st, storeSegListCallback *cb, void *priv) {
+    fileSegJob *j = fileSegJobNew(st, FILE_SEG_LIST, NULL, priv);
+    j->list_cb = cb;
+    bioSubmit(j->fs->seg_pool, fileSegWork, fileSegDone, j);
+}
+
+/* ========================================================================
  * The storeType interface
  * ===================================================================== */
 
@@ -892,6 +1173,10 @@ static void fileFree(fileStore *fs) {
         pthread_mutex_destroy(&fs->mu);
         pthread_cond_destroy(&fs->cv);
     }
+    bioFree(fs->seg_pool, fileSegJobDrop);
+    if (fs->seg_dirfd != -1) close(fs->seg_dirfd);
+    pthread_mutex_destroy(&fs->seg_mu);
+    sdsfree(fs->seg_path);
     if (fs->notify_ev) event_free(fs->notify_ev);
     if (fs->notify[0] != -1) close(fs->notify[0]);
     if (fs->notify[1] != -1) close(fs->notify[1]);
@@ -958,7 +1243,9 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
     const char *slash = strrchr(path, '/');
     fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
-    fs->dirfd = fs->lockfd = fs->replaced_fd = -1;
+    fs->dirfd = fs->lockfd = fs->replaced_fd = fs->seg_dirfd = -1;
+    fs->seg_path = sdscatprintf(sdsempty(), "%s.segments", path);
+    pthread_mutex_init(&fs->seg_mu, NULL);
     fs->notify[0] = fs->notify[1] = -1;
     fs->last_error = sdsempty();
 
@@ -1000,6 +1287,11 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
         goto fail;
     }
     fs->thread_started = 1;
+    fs->seg_pool = bioCreate(base, FILE_SEG_THREADS);
+    if (!fs->seg_pool) {
+        *err = sdsnew("cannot start the file store's segment threads");
+        goto fail;
+    }
     st->state = fs;
     if (!st->location) st->location = sdsdup(fs->path);
     return 0;
@@ -1060,10 +1352,17 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_bytes_written:%lld\r\n"
                         "store_file_writes_in_place:%lld\r\n"
                         "store_file_last_write_ms:%.3f\r\n"
-                        "store_file_last_error:%s\r\n",
+                        "store_file_last_error:%s\r\n"
+                        "store_file_segments_dir:%s\r\n"
+                        "store_file_segment_puts:%lld\r\n"
+                        "store_file_segment_gets:%lld\r\n"
+                        "store_file_segment_deletes:%lld\r\n"
+                        "store_file_segment_errors:%lld\r\n"
+                        "store_file_segment_bytes_written:%lld\r\n",
                         fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
                         fs->tokens_minted, fs->bytes_written, fs->writes_recycled, (double)fs->last_write_us / 1000.0,
-                        fs->last_error);
+                        fs->last_error, fs->seg_path, fs->seg_puts, fs->seg_gets, fs->seg_dels, fs->seg_errors,
+                        fs->seg_bytes_written);
 }
 
 static void fileClose(store *st) {
@@ -1082,4 +1381,8 @@ const storeType fileStoreType = {
     .info = fileInfo,
     .close = fileClose,
     .load_reserve = fileLoadReserve,
+    .seg_put = fileSegPut,
+    .seg_get = fileSegGet,
+    .seg_del = fileSegDel,
+    .seg_list = fileSegList,
 };

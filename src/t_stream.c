@@ -39,10 +39,13 @@
  * --------------------------------------------------------------------- */
 #include "t_stream.h"
 #include "persist.h"
+#include "segment.h"
 #include "store.h"
 
 #include <errno.h>
+#include <zlib.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -188,6 +191,62 @@ static streamNode *nodeNew(const streamID *master, sds *argv, int64_t numfields)
  * finds the node unpinned. */
 static void nodeUnpinText(streamNode *n) { docTextUnpin(&n->json, &n->json_pin); }
 
+/* ------------------------------------------------------------------------
+ * Sealed nodes (see streamSegment in t_stream.h)
+ * --------------------------------------------------------------------- */
+
+/* Changes with every change of any node's entries: a seal planned on a
+ * node checks, when its segment is durable, that the node is as planned. */
+static uint64_t nodeGenNext = 0;
+
+static void segmentFree(streamSegment *g) {
+    segmentUnregister(g->name, g->bytes);
+    sdsfree(g->name);
+    sdsfree(g->json);
+    zfree(g->nodes);
+    zfree(g);
+}
+
+/* The stream no longer uses g: the next root does not name it. */
+static void streamDropSegment(stream *s, streamSegment *g) {
+    for (uint32_t i = 0; i < s->nsegs; i++) {
+        if (s->segs[i] != g) continue;
+        memmove(s->segs + i, s->segs + i + 1, (s->nsegs - i - 1) * sizeof(*s->segs));
+        s->nsegs--;
+        break;
+    }
+    segmentDropped(g->name);
+    segmentFree(g);
+}
+
+static void streamMaybeWantSeal(stream *s) {
+    if (!s->seal_queued && s->inline_bytes >= (uint64_t)server.cfg.segment_seal_bytes) segmentStreamWantsSeal(s);
+}
+
+/* The node's entries are about to change (or go): they are no longer what
+ * its segment holds, so they go back inline. */
+static void nodeLeaveSegment(streamNode *n) {
+    streamSegment *g = n->seg;
+    if (!g) return;
+    g->nodes[n->seg_slot] = NULL;
+    g->nlive--;
+    g->live -= n->count;
+    g->live_bytes -= sdslen(n->json);
+    sdsfree(g->json);
+    g->json = NULL;
+    n->seg = NULL;
+    stream *s = g->owner;
+    s->inline_bytes += sdslen(n->json);
+    if (g->nlive == 0) streamDropSegment(s, g);
+    streamMaybeWantSeal(s);
+}
+
+/* Before the entries of n change. */
+static void nodeTouch(streamNode *n) {
+    nodeLeaveSegment(n);
+    n->gen = ++nodeGenNext;
+}
+
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
     docTextFree(n->json, n->json_pin);
@@ -221,6 +280,7 @@ static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
 
 /* Appends an entry: its JSON to the text, its record to the index. */
 static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields) {
+    nodeTouch(n);
     nodeUnpinText(n);
     if (n->count) n->json = sdscatlen(n->json, ",", 1);
     size_t start = sdslen(n->json);
@@ -287,6 +347,8 @@ static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseRecor
  * commas excluded). */
 static void nodeRemoveEntries(streamNode *n, uint32_t rfrom, uint32_t rto, size_t jfrom, size_t jlen,
                               uint32_t entries) {
+    nodeTouch(n);
+    n->mod_ms = server.mstime_cache;
     nodeUnpinText(n);
     memmove(n->idx + rfrom, n->idx + rto, n->idx_used - rto);
     n->idx_used -= rto - rfrom;
@@ -305,6 +367,15 @@ static void nodeRemoveEntries(streamNode *n, uint32_t rfrom, uint32_t rto, size_
     n->count -= entries;
     n->deleted += entries;
     if (sdsavail(n->json) > 256 && sdsavail(n->json) > sdslen(n->json)) nodeShrinkToFit(n);
+}
+
+/* nodeRemoveEntries, keeping the stream's count of inline bytes. */
+static void streamNodeRemoveEntries(stream *s, streamNode *n, uint32_t rfrom, uint32_t rto, size_t jfrom,
+                                    size_t jlen, uint32_t entries) {
+    nodeLeaveSegment(n);
+    size_t before = sdslen(n->json);
+    nodeRemoveEntries(n, rfrom, rto, jfrom, jlen, entries);
+    s->inline_bytes -= before - sdslen(n->json);
 }
 
 /* ------------------------------------------------------------------------
@@ -407,7 +478,13 @@ stream *streamNew(void) {
 
 void freeStream(stream *s) {
     if (!s) return;
+    if (s->seal_queued) segmentStreamFreed(s);
     idtreeClear(&s->nodes, nodeFree);
+    for (uint32_t i = 0; i < s->nsegs; i++) {
+        segmentDropped(s->segs[i]->name);
+        segmentFree(s->segs[i]);
+    }
+    zfree(s->segs);
     for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
     zfree(s->cgroups);
     zfree(s);
@@ -493,6 +570,7 @@ static streamNode *nodeDup(const streamNode *src) {
     *n = *src;
     n->json = sdsdup(src->json);
     n->json_pin = 0;
+    n->seg = NULL; /* a copy writes its own segments */
     n->idx = NULL;
     if (src->idx_alloc) {
         n->idx = zmalloc(src->idx_alloc);
@@ -520,6 +598,9 @@ stream *streamDup(const stream *src) {
     s->first_id = src->first_id;
     s->max_deleted_entry_id = src->max_deleted_entry_id;
     s->entries_added = src->entries_added;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
+        s->inline_bytes += sdslen(((streamNode *)idtreeIterVal(&it))->json);
+    streamMaybeWantSeal(s);
     for (size_t i = 0; i < src->num_cgroups; i++) {
         const streamCG *scg = src->cgroups[i];
         streamCG *cg = streamCreateCG(s, scg->name, sdslen(scg->name), &scg->last_id, scg->entries_read);
@@ -620,8 +701,18 @@ void addReplyStreamID(client *c, const streamID *id) {
  * milliseconds count and the sequence is picked (the "<ms>-*" form).
  * Returns C_ERR with errno EDOM if the ID is not above the stream's last
  * ID, ERANGE if the entry is too large. */
+static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *added_id, const streamID *use_id,
+                             int seq_given, int force_new_node);
+
 int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id, const streamID *use_id,
                      int seq_given) {
+    return streamAppendEntry(s, argv, numfields, added_id, use_id, seq_given, 0);
+}
+
+/* streamAppendItem; force_new_node starts a new node whatever Redis's rule
+ * says (loading: a node holds the entries of one source only). */
+static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *added_id, const streamID *use_id,
+                             int seq_given, int force_new_node) {
     streamID id;
     if (use_id) {
         if (seq_given) {
@@ -657,7 +748,7 @@ int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id
     if (n) {
         size_t max_bytes = (size_t)server.cfg.stream_node_max_bytes;
         if (max_bytes == 0 || max_bytes > STREAM_LISTPACK_MAX_SIZE) max_bytes = STREAM_LISTPACK_MAX_SIZE;
-        int new_node = 0;
+        int new_node = force_new_node;
         if (nodeLpBytes(n) + totelelen >= max_bytes) new_node = 1;
         else if (server.cfg.stream_node_max_entries &&
                  (long long)n->count + n->deleted >= server.cfg.stream_node_max_entries)
@@ -686,7 +777,9 @@ int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id
     }
     lp += lpIntSize(numfields + 3 + (same ? 0 : numfields + 1));
 
-    nodeAppendEntry(n, &id, argv, numfields);
+    size_t before = sdslen(n->json);
+    nodeAppendEntry(n, &id, argv, numfields); /* (a sealed node leaves its segment) */
+    s->inline_bytes += sdslen(n->json) - before;
     n->count++;
     n->last_id = id;
     n->lp_entries += (uint32_t)lp;
@@ -696,6 +789,7 @@ int streamAppendItem(stream *s, sds *argv, int64_t numfields, streamID *added_id
     s->last_id = id;
     if (s->length == 1) s->first_id = id;
     if (added_id) *added_id = id;
+    streamMaybeWantSeal(s);
     return C_OK;
 }
 
@@ -840,6 +934,8 @@ static int streamFirstValidID(stream *s, streamID *id) {
  * ===================================================================== */
 
 static void streamRemoveNode(stream *s, streamNode *n) {
+    nodeLeaveSegment(n);
+    s->inline_bytes -= sdslen(n->json);
     idtreeRemove(&s->nodes, &n->master_id, NULL);
     nodeFree(n);
 }
@@ -850,7 +946,7 @@ int streamDeleteItem(stream *s, const streamID *id) {
     uint32_t roff, rend;
     size_t joff, jlen;
     if (!streamFindEntry(s, id, &n, &roff, &rend, &joff, &jlen)) return 0;
-    nodeRemoveEntries(n, roff, rend, joff, jlen, 1);
+    streamNodeRemoveEntries(s, n, roff, rend, joff, jlen, 1);
     s->length--;
     if (n->count == 0) streamRemoveNode(s, n);
     return 1;
@@ -912,7 +1008,7 @@ static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
             k++;
         }
         if (k) {
-            nodeRemoveEntries(n, 0, pos, 0, text - 1, k);
+            streamNodeRemoveEntries(s, n, 0, pos, 0, text - 1, k);
             s->length -= k;
             deleted += k;
         }
@@ -2022,10 +2118,62 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
  * The state document
  * ===================================================================== */
 
+/* --export-state: every entry inline (see streamSetInlineAll). */
+static int streamInlineAll = 0;
+
+void streamSetInlineAll(int on) { streamInlineAll = on; }
+
+static inline int nodeWrittenInline(const streamNode *n) { return streamInlineAll || !n->seg; }
+
+/* The root's record of a segment (docs/state-format.md):
+ * {"name":..,"first_id":..,"last_id":..,"count":..,"bytes":..,"crc32":..,
+ *  "live_count":..,"live":[[from,to],...]} where "live" lists the ID ranges
+ * of the entries still taken from it: runs of slots whose nodes are still
+ * sealed (a slot emptied by a node that left breaks a run). */
+static sds segmentCatRecord(sds out, const streamSegment *g) {
+    out = sdscatlen(out, "{\"name\":", 8);
+    out = jsonCatString(out, g->name, sdslen(g->name));
+    out = sdscatlen(out, ",\"first_id\":", 12);
+    out = jsonCatStreamID(out, &g->first_id);
+    out = sdscatlen(out, ",\"last_id\":", 11);
+    out = jsonCatStreamID(out, &g->last_id);
+    out = sdscatlen(out, ",\"count\":", 9);
+    out = jsonCatU64(out, g->count);
+    out = sdscatlen(out, ",\"bytes\":", 9);
+    out = jsonCatU64(out, g->bytes);
+    out = sdscatlen(out, ",\"crc32\":", 9);
+    out = jsonCatU64(out, g->crc);
+    out = sdscatlen(out, ",\"live_count\":", 14);
+    out = jsonCatU64(out, g->live);
+    out = sdscatlen(out, ",\"live\":[", 9);
+    int first = 1;
+    for (uint32_t i = 0; i < g->nnodes;) {
+        if (!g->nodes[i]) {
+            i++;
+            continue;
+        }
+        uint32_t j = i;
+        while (j + 1 < g->nnodes && g->nodes[j + 1]) j++;
+        streamID from, to;
+        nodeFirstEntryID(g->nodes[i], &from);
+        nodeLastEntryID(g->nodes[j], &to);
+        if (!first) out = sdscatlen(out, ",", 1);
+        out = sdscatlen(out, "[", 1);
+        out = jsonCatStreamID(out, &from);
+        out = sdscatlen(out, ",", 1);
+        out = jsonCatStreamID(out, &to);
+        out = sdscatlen(out, "]", 1);
+        first = 0;
+        i = j + 1;
+    }
+    return sdscatlen(out, "]}", 2);
+}
+
 /* {"length":..,"last_id":..,"first_id":..,"max_deleted_id":..,
- *  "entries_added":..,"entries":[...],"groups":[...]}: the part before the
- * entries. */
-static sds streamCatJSONHead(sds out, const stream *s) {
+ *  "entries_added":..[,"segments":[...]],"entries":[...],"groups":[...]}:
+ * the part before the entries. */
+static sds streamCatJSONHead(sds out, const stream *cs) {
+    stream *s = (stream *)cs; /* segments cache their records */
     out = sdscatlen(out, "{\"length\":", 10);
     out = jsonCatU64(out, s->length);
     out = sdscatlen(out, ",\"last_id\":", 11);
@@ -2036,6 +2184,16 @@ static sds streamCatJSONHead(sds out, const stream *s) {
     out = jsonCatStreamID(out, &s->max_deleted_entry_id);
     out = sdscatlen(out, ",\"entries_added\":", 17);
     out = jsonCatU64(out, s->entries_added);
+    if (s->nsegs && !streamInlineAll) {
+        out = sdscatlen(out, ",\"segments\":[", 13);
+        for (uint32_t i = 0; i < s->nsegs; i++) {
+            streamSegment *g = s->segs[i];
+            if (!g->json) g->json = segmentCatRecord(sdsempty(), g);
+            if (i) out = sdscatlen(out, ",", 1);
+            out = sdscatlen(out, g->json, sdslen(g->json));
+        }
+        out = sdscatlen(out, "]", 1);
+    }
     return sdscatlen(out, ",\"entries\":[", 12);
 }
 
@@ -2047,23 +2205,22 @@ static sds streamCatJSONTail(sds out, const stream *cs) {
     return sdscatlen(out, "}", 1);
 }
 
+/* The inline entries' bytes; a stream with segments is never cached whole
+ * by persist.c (sealing changes its JSON without a command touching it). */
 size_t streamEntriesJSONBytes(const stream *s) {
-    size_t total = 0;
-    idtreeIter it;
-    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
-        total += sdslen(((streamNode *)idtreeIterVal(&it))->json) + 1;
-    return total;
+    if (s->nsegs || s->seal_queued) return SIZE_MAX / 2;
+    return s->inline_bytes + idtreeSize(&s->nodes);
 }
 
 sds streamCatJSON(sds out, const stream *s) {
     out = streamCatJSONHead(out, s);
     /* Each node holds its entries' JSON: size the output once, then copy. */
-    out = sdsMakeRoomFor(out, streamEntriesJSONBytes(s) + 64);
+    out = sdsMakeRoomFor(out, s->inline_bytes + idtreeSize(&s->nodes) + 64);
     int first = 1;
     idtreeIter it;
     for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (!sdslen(n->json)) continue;
+        if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, n->json, sdslen(n->json));
         first = 0;
@@ -2077,12 +2234,199 @@ void streamDocJSON(storeDoc *d, const stream *s) {
     idtreeIter it;
     for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (!sdslen(n->json)) continue;
+        if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) d->own = sdscatlen(d->own, ",", 1);
         docTextRef(d, n->json, &n->json_pin);
         first = 0;
     }
     d->own = streamCatJSONTail(d->own, s);
+}
+
+/* ------------------------------------------------------------------------
+ * Sealing: planning a segment, attaching it once durable
+ * --------------------------------------------------------------------- */
+
+/* A node being consumed from the head (entries removed in the last second)
+ * would leave a segment again at once: it waits until it is quiet. */
+#define SEAL_QUIET_MS 1000
+
+/* Whether g is worth rewriting: mostly dead, or small. */
+static int segmentWantsRewrite(const streamSegment *g, size_t max_bytes) {
+    if (g->live_bytes * 2 < g->bytes) return 1;
+    return g->bytes < max_bytes / 4;
+}
+
+static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
+    if (p->nnodes == *alloc) {
+        *alloc = *alloc ? *alloc * 2 : 64;
+        p->masters = zrealloc(p->masters, *alloc * sizeof(*p->masters));
+        p->gens = zrealloc(p->gens, *alloc * sizeof(*p->gens));
+    }
+    p->masters[p->nnodes] = n->master_id;
+    p->gens[p->nnodes] = n->gen;
+    p->nnodes++;
+    p->count += n->count;
+}
+
+size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max_bytes, long long now_ms,
+                      streamSealPlan *plan, sds *text) {
+    memset(plan, 0, sizeof(*plan));
+    *text = NULL;
+    streamNode *tail = NULL;
+    idtreeLast(&s->nodes, NULL, (void **)&tail);
+
+    /* What could go in: sealable inline bytes, and segments to rewrite
+     * (small ones only when there are a few to merge). */
+    size_t inline_ok = 0, waiting = 0;
+    idtreeIter it;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
+        if (n->seg || n == tail || !n->count) continue;
+        if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) waiting += sdslen(n->json) + 1;
+        else inline_ok += sdslen(n->json) + 1;
+    }
+    uint32_t small = 0, dead = 0;
+    for (uint32_t i = 0; i < s->nsegs; i++) {
+        streamSegment *g = s->segs[i];
+        if (g->live_bytes * 2 < g->bytes) dead++;
+        else if (g->bytes < max_bytes / 4) small++;
+    }
+    int rewrite = dead > 0 || small >= 4;
+    plan->merged = rewrite ? dead + (small >= 4 ? small : 0) : 0;
+    if (inline_ok < seal_bytes && !rewrite) {
+        plan->later = inline_ok + waiting >= seal_bytes;
+        return 0;
+    }
+
+    /* Nodes in ID order, until the segment is full. */
+    uint32_t alloc = 0;
+    size_t bytes = 0;
+    sds out = sdsempty();
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = idtreeIterVal(&it);
+        if (!n->count) continue;
+        if (n->seg) {
+            if (!rewrite || !segmentWantsRewrite(n->seg, max_bytes)) continue;
+        } else {
+            if (n == tail) continue;
+            if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) continue;
+        }
+        if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
+        if (plan->nnodes) out = sdscatlen(out, ",", 1);
+        else nodeFirstEntryID(n, &plan->first_id);
+        out = sdscatlen(out, n->json, sdslen(n->json));
+        bytes += sdslen(n->json) + 1;
+        nodeLastEntryID(n, &plan->last_id);
+        planAdd(plan, &alloc, n);
+    }
+    /* A rewrite that would only copy one segment as it is, or seal too
+     * little, is not worth a segment. */
+    if (plan->nnodes == 0 || (bytes < seal_bytes && inline_ok < seal_bytes && !dead)) {
+        sdsfree(out);
+        streamSealPlanFree(plan);
+        return 0;
+    }
+    sds t = sdscatlen(sdsempty(), "{\"format\":", 10);
+    t = jsonCatU64(t, PERSIST_FORMAT);
+    t = sdscatlen(t, ",\"segment\":", 11);
+    t = jsonCatString(t, name, strlen(name));
+    t = sdscatlen(t, ",\"first_id\":", 12);
+    t = jsonCatStreamID(t, &plan->first_id);
+    t = sdscatlen(t, ",\"last_id\":", 11);
+    t = jsonCatStreamID(t, &plan->last_id);
+    t = sdscatlen(t, ",\"count\":", 9);
+    t = jsonCatU64(t, plan->count);
+    t = sdscatlen(t, ",\"entries\":[", 12);
+    t = sdscatlen(t, out, sdslen(out));
+    t = sdscatlen(t, "]}\n", 3);
+    sdsfree(out);
+    *text = t;
+    return sdslen(t);
+}
+
+void streamSealPlanFree(streamSealPlan *plan) {
+    zfree(plan->masters);
+    zfree(plan->gens);
+    memset(plan, 0, sizeof(*plan));
+}
+
+static streamSegment *segmentNew(stream *s, const char *name, size_t namelen, uint64_t bytes, uint32_t crc) {
+    streamSegment *g = zcalloc(sizeof(*g));
+    g->name = sdsnewlen(name, namelen);
+    g->owner = s;
+    g->bytes = bytes;
+    g->crc = crc;
+    segmentRegister(g->name, bytes);
+    return g;
+}
+
+static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n) {
+    if (g->nnodes == *alloc) {
+        *alloc = *alloc ? *alloc * 2 : 16;
+        g->nodes = zrealloc(g->nodes, *alloc * sizeof(*g->nodes));
+    }
+    g->nodes[g->nnodes] = n;
+    if (n) {
+        n->seg = g;
+        n->seg_slot = g->nnodes;
+        g->nlive++;
+        g->live += n->count;
+        g->live_bytes += sdslen(n->json);
+    }
+    g->nnodes++;
+}
+
+static void streamAddSegment(stream *s, streamSegment *g) {
+    if (s->nsegs == s->segs_alloc) {
+        s->segs_alloc = s->segs_alloc ? s->segs_alloc * 2 : 4;
+        s->segs = zrealloc(s->segs, s->segs_alloc * sizeof(*s->segs));
+    }
+    s->segs[s->nsegs++] = g;
+}
+
+uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *name, uint64_t bytes, uint32_t crc) {
+    streamSegment *g = segmentNew(s, name, strlen(name), bytes, crc);
+    g->first_id = plan->first_id;
+    g->last_id = plan->last_id;
+    g->count = plan->count;
+    uint32_t alloc = 0;
+    for (uint32_t i = 0; i < plan->nnodes; i++) {
+        streamNode *n = idtreeFind(&s->nodes, &plan->masters[i]);
+        if (n && n->gen != plan->gens[i]) n = NULL;
+        if (n && n->seg) {
+            /* Moved from the segment being rewritten: never inline. */
+            streamSegment *old = n->seg;
+            old->nodes[n->seg_slot] = NULL;
+            old->nlive--;
+            old->live -= n->count;
+            old->live_bytes -= sdslen(n->json);
+            sdsfree(old->json);
+            old->json = NULL;
+            n->seg = NULL;
+            if (old->nlive == 0) streamDropSegment(s, old);
+        } else if (n) {
+            s->inline_bytes -= sdslen(n->json);
+        }
+        segmentAddSlot(g, &alloc, n);
+    }
+    uint32_t sealed = g->nlive;
+    if (!sealed) {
+        segmentFree(g);
+        return 0;
+    }
+    streamAddSegment(s, g);
+    return sealed;
+}
+
+uint32_t streamSegmentCRC(const char *data, size_t len) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    while (len) {
+        uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        crc = crc32(crc, (const Bytef *)data, chunk);
+        data += chunk;
+        len -= chunk;
+    }
+    return (uint32_t)crc;
 }
 
 static stream *streamLoadFail(stream *s, sds *err, sds msg) {
@@ -2092,7 +2436,8 @@ static stream *streamLoadFail(stream *s, sds *err, sds msg) {
 }
 
 /* Reads one entry [id, field, value, ...] and appends it. */
-static int streamLoadEntry(stream *s, const cJSON *e, size_t index, const streamID *last_id, sds *err) {
+static int streamLoadEntry(stream *s, const cJSON *e, size_t index, const streamID *last_id, int force_new_node,
+                           sds *err) {
     sds msg = NULL;
     int n = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
     if (n < 3 || n % 2 == 0) {
@@ -2126,12 +2471,330 @@ static int streamLoadEntry(stream *s, const cJSON *e, size_t index, const stream
             break;
         }
     }
-    if (ret == C_OK && streamAppendItem(s, argv, argc / 2, NULL, &id, 1) != C_OK) {
+    if (ret == C_OK && streamAppendEntry(s, argv, argc / 2, NULL, &id, 1, force_new_node) != C_OK) {
         *err = sdscatprintf(sdsempty(), "entry #%zu: entry too large", index);
         ret = C_ERR;
     }
     for (int i = 0; i < got; i++) sdsfree(argv[i]);
     if (argv != stackv) zfree(argv);
+    return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * Loading entries from the root and from segments
+ * --------------------------------------------------------------------- */
+
+/* Where entries come from while loading: the root's "entries", or one
+ * segment (only its live ranges). */
+typedef struct loadSource {
+    const cJSON *item;     /* the next entry to take, NULL once exhausted */
+    streamID id;           /* its ID */
+    size_t index;          /* its position in its array (messages) */
+    streamSegment *seg;    /* NULL: the root's entries */
+    streamID *live;        /* segment: live ranges, as pairs */
+    size_t nlive;          /* ... how many */
+    size_t range;          /* the range the next entry is in */
+    size_t last_range;     /* the range of the last entry taken, or SIZE_MAX */
+    uint32_t slots_alloc;  /* seg->nodes allocated */
+    cJSON *doc;            /* segment: its parsed object (owned) */
+} loadSource;
+
+/* A node created while loading, and where its entries came from. */
+typedef struct loadNode {
+    streamNode *node;      /* the node */
+    loadSource *src;       /* its source */
+    int gap;               /* dead entries of the segment before it */
+} loadNode;
+
+static int entryIDOf(const cJSON *e, streamID *id) {
+    if (!cJSON_IsArray(e) || !e->child) return C_ERR;
+    sds msg = NULL;
+    if (jsonGetStreamID(e->child, id, "entry ID", &msg) != C_OK) {
+        sdsfree(msg);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Moves src to its next entry to take (item may be the current one). A
+ * malformed entry stops here with its ID zero: streamLoadEntry reports it. */
+static void sourceSettle(loadSource *src, const cJSON *item) {
+    for (; item; item = item->next, src->index++) {
+        if (entryIDOf(item, &src->id) != C_OK) {
+            src->id.ms = src->id.seq = 0;
+            break;
+        }
+        if (!src->seg) break;
+        while (src->range < src->nlive && streamCompareID(&src->id, &src->live[src->range * 2 + 1]) > 0)
+            src->range++;
+        if (src->range == src->nlive) {
+            item = NULL;
+            break;
+        }
+        if (streamCompareID(&src->id, &src->live[src->range * 2]) >= 0) break;
+    }
+    src->item = item;
+}
+
+static int checkFields(const cJSON *obj, const char *const *allowed, const char *what, sds *err) {
+    for (const cJSON *f = obj->child; f; f = f->next) {
+        int known = 0;
+        for (int i = 0; allowed[i]; i++) known |= !strcmp(f->string, allowed[i]);
+        if (!known) {
+            *err = sdscatprintf(sdsempty(), "%s: unknown field \"%s\"", what, f->string);
+            return C_ERR;
+        }
+        for (const cJSON *g = obj->child; g != f; g = g->next) {
+            if (!strcmp(g->string, f->string)) {
+                *err = sdscatprintf(sdsempty(), "%s: field \"%s\" appears twice", what, f->string);
+                return C_ERR;
+            }
+        }
+    }
+    return C_OK;
+}
+
+static int segmentNameValid(const char *p, size_t len) {
+    if (len == 0 || len > 128) return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.'))
+            return 0;
+    }
+    return p[0] != '.';
+}
+
+/* Reads the segment's own object: its header must agree with the root's
+ * record, its entries be in order, as many as it says. */
+static int segmentCheckObject(streamSegment *g, cJSON *doc, sds *err) {
+    static const char *const fields[] = {"format", "segment", "first_id", "last_id", "count", "entries", NULL};
+    if (!cJSON_IsObject(doc)) {
+        *err = sdsnew("expected a JSON object");
+        return C_ERR;
+    }
+    if (checkFields(doc, fields, "object", err) != C_OK) return C_ERR;
+    uint64_t format, count;
+    streamID first, last;
+    sds msg = NULL;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "segment");
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(doc, "format"), &format, "format", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(doc, "first_id"), &first, "first_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(doc, "last_id"), &last, "last_id", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(doc, "count"), &count, "count", &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    if (format != PERSIST_FORMAT) {
+        *err = sdscatprintf(sdsempty(), "unsupported format %llu", (unsigned long long)format);
+        return C_ERR;
+    }
+    if (!cJSON_IsString(name) || strcmp(name->valuestring, g->name)) {
+        *err = sdsnew("its \"segment\" field is not its name");
+        return C_ERR;
+    }
+    if (streamCompareID(&first, &g->first_id) || streamCompareID(&last, &g->last_id) || count != g->count) {
+        *err = sdsnew("first_id, last_id or count differ from the root's record");
+        return C_ERR;
+    }
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+    if (!cJSON_IsArray(entries)) {
+        *err = sdsnew("entries: expected an array");
+        return C_ERR;
+    }
+    uint64_t n = 0;
+    streamID prev = {0, 0}, id;
+    for (const cJSON *e = entries->child; e; e = e->next, n++) {
+        if (entryIDOf(e, &id) != C_OK || (n && streamCompareID(&id, &prev) <= 0) ||
+            (n == 0 && streamCompareID(&id, &first)) || streamCompareID(&id, &last) > 0) {
+            *err = sdscatprintf(sdsempty(), "entry #%llu: missing, malformed or out of order ID",
+                                (unsigned long long)n);
+            return C_ERR;
+        }
+        prev = id;
+    }
+    if (n != count || (n && streamCompareID(&prev, &last))) {
+        *err = sdscatprintf(sdsempty(), "holds %llu entries ending at another ID, its header says %llu",
+                            (unsigned long long)n, (unsigned long long)count);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Reads one record of the root's "segments" and the segment it names. */
+static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *src, uint64_t *live_count, sds *err) {
+    static const char *const fields[] = {"name", "first_id", "last_id", "count", "bytes",
+                                         "crc32", "live_count", "live", NULL};
+    sds msg = NULL;
+    char what[48];
+    snprintf(what, sizeof(what), "segments[%zu]", index);
+    if (!cJSON_IsObject(rec)) {
+        *err = sdscatprintf(sdsempty(), "%s: expected an object", what);
+        return C_ERR;
+    }
+    if (checkFields(rec, fields, what, err) != C_OK) return C_ERR;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring))) {
+        *err = sdscatprintf(sdsempty(), "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", what);
+        return C_ERR;
+    }
+    streamID first, last;
+    uint64_t count, bytes, crc;
+    if (jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(rec, "first_id"), &first, "first_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(rec, "last_id"), &last, "last_id", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), &count, "count", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), &bytes, "bytes", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), live_count, "live_count", &msg) != C_OK) {
+        *err = sdscatprintf(sdsempty(), "%s (%s): %s", what, name->valuestring, msg);
+        sdsfree(msg);
+        return C_ERR;
+    }
+    if (crc > UINT32_MAX || count == 0 || streamCompareID(&first, &last) > 0) {
+        *err = sdscatprintf(sdsempty(), "%s (%s): bad crc32, count or ID range", what, name->valuestring);
+        return C_ERR;
+    }
+    streamSegment *g = segmentNew(s, name->valuestring, strlen(name->valuestring), bytes, (uint32_t)crc);
+    g->first_id = first;
+    g->last_id = last;
+    g->count = count;
+    streamAddSegment(s, g);
+    src->seg = g;
+    src->last_range = SIZE_MAX;
+
+    const cJSON *live = cJSON_GetObjectItemCaseSensitive(rec, "live");
+    int n = cJSON_IsArray(live) ? cJSON_GetArraySize(live) : -1;
+    if (n < 0) {
+        *err = sdscatprintf(sdsempty(), "%s (%s): \"live\" must be an array", what, g->name);
+        return C_ERR;
+    }
+    src->live = zmalloc(sizeof(streamID) * 2 * (size_t)(n ? n : 1));
+    src->nlive = (size_t)n;
+    size_t k = 0;
+    for (const cJSON *r = live->child; r; r = r->next, k++) {
+        streamID *p = src->live + k * 2;
+        if (cJSON_GetArraySize(r) != 2 || jsonGetStreamID(r->child, &p[0], "live", &msg) != C_OK ||
+            jsonGetStreamID(r->child->next, &p[1], "live", &msg) != C_OK || streamCompareID(&p[0], &p[1]) > 0 ||
+            streamCompareID(&p[0], &first) < 0 || streamCompareID(&p[1], &last) > 0 ||
+            (k && streamCompareID(&p[0], &src->live[k * 2 - 1]) <= 0)) {
+            sdsfree(msg);
+            *err = sdscatprintf(sdsempty(), "%s (%s): live range #%zu is malformed, out of order or outside "
+                                "first_id..last_id", what, g->name, k);
+            return C_ERR;
+        }
+    }
+
+    const char *data;
+    size_t len;
+    if (!segmentSourceGet(g->name, &data, &len)) {
+        *err = sdscatprintf(sdsempty(), "%s: segment %s is missing from the store", what, g->name);
+        return C_ERR;
+    }
+    if (len != bytes || streamSegmentCRC(data, len) != g->crc) {
+        *err = sdscatprintf(sdsempty(), "%s: segment %s is corrupt: %zu bytes with CRC-32 %u, the root records %llu "
+                            "bytes with CRC-32 %u", what, g->name, len, streamSegmentCRC(data, len),
+                            (unsigned long long)bytes, g->crc);
+        return C_ERR;
+    }
+    src->doc = cJSON_ParseWithLength(data, len);
+    if (!src->doc || segmentCheckObject(g, src->doc, &msg) != C_OK) {
+        *err = sdscatprintf(sdsempty(), "%s: segment %s: %s", what, g->name, msg ? msg : "invalid JSON");
+        sdsfree(msg);
+        return C_ERR;
+    }
+    sourceSettle(src, cJSON_GetObjectItemCaseSensitive(src->doc, "entries")->child);
+    return C_OK;
+}
+
+/* Appends every entry: the root's and the segments' live ones, merged in
+ * ID order. A node never mixes sources, so that the nodes made from a
+ * segment are sealed in it again, exactly as the root says. */
+static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const streamID *last_id,
+                                sds *err) {
+    int nsegs = 0;
+    if (segments) {
+        if (!cJSON_IsArray(segments)) {
+            *err = sdsnew("segments: expected an array");
+            return C_ERR;
+        }
+        nsegs = cJSON_GetArraySize(segments);
+    }
+    size_t nsrc = (size_t)nsegs + 1;
+    loadSource *src = zcalloc(sizeof(*src) * nsrc);
+    uint64_t *live_counts = zcalloc(sizeof(uint64_t) * nsrc);
+    loadNode *made = NULL;
+    size_t nmade = 0, made_alloc = 0;
+    int ret = C_ERR;
+
+    sourceSettle(&src[0], entries->child);
+    size_t i = 1;
+    for (const cJSON *rec = segments ? segments->child : NULL; rec; rec = rec->next, i++)
+        if (segmentLoad(s, rec, i - 1, &src[i], &live_counts[i], err) != C_OK) goto done;
+
+    loadSource *cur = NULL, *last_src = NULL;
+    streamID bound = {UINT64_MAX, UINT64_MAX};
+    for (;;) {
+        if (!cur || !cur->item || streamCompareID(&cur->id, &bound) > 0) {
+            cur = NULL;
+            for (i = 0; i < nsrc; i++)
+                if (src[i].item && (!cur || streamCompareID(&src[i].id, &cur->id) < 0)) cur = &src[i];
+            if (!cur) break;
+            bound.ms = bound.seq = UINT64_MAX;
+            for (i = 0; i < nsrc; i++)
+                if (&src[i] != cur && src[i].item && streamCompareID(&src[i].id, &bound) < 0) bound = src[i].id;
+        }
+        int gap = cur->seg && cur->last_range != SIZE_MAX && cur->range != cur->last_range;
+        int force = cur != last_src || gap;
+        streamNode *before = NULL, *after = NULL;
+        idtreeLast(&s->nodes, NULL, (void **)&before);
+        sds msg = NULL;
+        if (streamLoadEntry(s, cur->item, cur->index, last_id, force, &msg) != C_OK) {
+            *err = cur->seg ? sdscatprintf(sdsempty(), "segment %s: %s", cur->seg->name, msg) : sdsdup(msg);
+            sdsfree(msg);
+            goto done;
+        }
+        idtreeLast(&s->nodes, NULL, (void **)&after);
+        if (after != before) {
+            if (nmade == made_alloc) {
+                made_alloc = made_alloc ? made_alloc * 2 : 64;
+                made = zrealloc(made, made_alloc * sizeof(*made));
+            }
+            made[nmade++] = (loadNode){after, cur, gap};
+        }
+        cur->last_range = cur->range;
+        last_src = cur;
+        cur->index++;
+        sourceSettle(cur, cur->item->next);
+    }
+
+    /* Seal the nodes made from segments again. */
+    for (size_t m = 0; m < nmade; m++) {
+        loadSource *ms = made[m].src;
+        if (!ms->seg) continue;
+        if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL);
+        segmentAddSlot(ms->seg, &ms->slots_alloc, made[m].node);
+        s->inline_bytes -= sdslen(made[m].node->json);
+    }
+    for (i = 1; i < nsrc; i++) {
+        streamSegment *g = src[i].seg;
+        if (g->live != live_counts[i]) {
+            *err = sdscatprintf(sdsempty(), "segment %s: %llu live entries found, the root records %llu", g->name,
+                                (unsigned long long)g->live, (unsigned long long)live_counts[i]);
+            goto done;
+        }
+    }
+    /* A segment nothing is taken from any more is not named again. */
+    for (uint32_t k = s->nsegs; k-- > 0;)
+        if (!s->segs[k]->nlive) streamDropSegment(s, s->segs[k]);
+    ret = C_OK;
+done:
+    for (i = 0; i < nsrc; i++) {
+        zfree(src[i].live);
+        cJSON_Delete(src[i].doc);
+    }
+    zfree(src);
+    zfree(live_counts);
+    zfree(made);
     return ret;
 }
 
@@ -2153,11 +2816,8 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
 
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(obj, "entries");
     if (!cJSON_IsArray(entries)) return streamLoadFail(s, err, sdsnew("entries: expected an array"));
-    size_t index = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, entries) {
-        if (streamLoadEntry(s, e, index++, &last_id, &msg) != C_OK) return streamLoadFail(s, err, msg);
-    }
+    if (streamLoadAllEntries(s, entries, cJSON_GetObjectItemCaseSensitive(obj, "segments"), &last_id, &msg) != C_OK)
+        return streamLoadFail(s, err, msg);
     if (s->length != length)
         return streamLoadFail(s, err,
                               sdscatprintf(sdsempty(), "length is %llu but %llu entries are listed",

@@ -47,13 +47,50 @@ typedef struct streamNode {
     unsigned char *master_fields; /* field names of the first entry, for
                                    * listpack's same-fields compression:
                                    * varint n, then n x (varint len, bytes) */
+    struct streamSegment *seg; /* the segment holding exactly these entries
+                                * (the node is "sealed"), NULL if they are
+                                * written inline in the root */
+    uint32_t seg_slot;      /* its slot in seg->nodes */
+    uint64_t gen;           /* changes with every change of the entries
+                             * (a seal planned on an older gen is void) */
+    long long mod_ms;       /* unix ms of the last removal of entries */
 } streamNode;
+
+/* A segment (design.md §3, docs/state-format.md): an immutable object in
+ * the store holding a run of a stream's entries, named by the root. Its
+ * entries are also in memory, in the nodes that point at it; a node whose
+ * entries change leaves its segment (its entries go back inline) and the
+ * root's record of the segment stops covering them. A segment no node
+ * points at any more is dropped and, after a grace period, deleted
+ * (segment.c). */
+typedef struct streamSegment {
+    sds name;              /* its name in the store */
+    struct stream *owner;  /* the stream it belongs to */
+    streamID first_id;     /* first entry written into it */
+    streamID last_id;      /* last entry written into it */
+    uint64_t count;        /* entries written into it */
+    uint64_t bytes;        /* size of the segment object */
+    uint32_t crc;          /* CRC-32 (zlib) of the segment object */
+    streamNode **nodes;    /* its nodes in ID order, NULL where a node left
+                            * or where its entries were already dead */
+    uint32_t nnodes;       /* slots in nodes */
+    uint32_t nlive;        /* slots not NULL */
+    uint64_t live;         /* entries still in it */
+    uint64_t live_bytes;   /* their JSON bytes */
+    sds json;              /* the root's record of it; NULL: to be made */
+} streamSegment;
 
 typedef struct streamCG streamCG;
 typedef struct streamConsumer streamConsumer;
 
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
+    streamSegment **segs;          /* its segments, oldest first */
+    uint32_t nsegs;                /* segments in segs */
+    uint32_t segs_alloc;           /* slots allocated in segs */
+    uint64_t inline_bytes;         /* JSON bytes of the entries of nodes
+                                    * not sealed (written in the root) */
+    int seal_queued;               /* segment.c has it on its list */
     uint64_t length;               /* live entries */
     streamID last_id;              /* last generated ID (XADD / XSETID) */
     streamID first_id;             /* first live entry, 0-0 when empty:
@@ -166,6 +203,40 @@ int64_t streamTrimByID(stream *s, streamID minid, int approx);
  * argument positions of the keys in keys_out (at most max) and returns
  * their number, or -1 if the arguments are malformed. */
 int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, int max);
+
+/* ------------------------------------------------------------------------
+ * Segments (segment.c drives them; the nodes are t_stream.c's)
+ * --------------------------------------------------------------------- */
+
+/* A run of nodes chosen to be written into a new segment. */
+typedef struct streamSealPlan {
+    streamID *masters;     /* each node's master ID (its idtree key) */
+    uint64_t *gens;        /* ... and gen when planned */
+    uint32_t nnodes;       /* nodes in the plan */
+    uint64_t count;        /* their entries */
+    streamID first_id;     /* first of them */
+    streamID last_id;      /* last of them */
+    uint32_t merged;       /* segments the plan empties (compaction) */
+    int later;             /* nothing now, but nodes being consumed will
+                            * be sealable once quiet: ask again */
+} streamSealPlan;
+
+/* Plans the next segment of s: sealable inline nodes (not the tail, not a
+ * node being consumed right now) when there are at least seal_bytes of
+ * them, and the nodes of segments worth rewriting (mostly dead, or small
+ * ones to merge), up to max_bytes. Returns the segment's bytes (text
+ * made in *text, entries in order) or 0 if there is nothing to do. */
+size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max_bytes, long long now_ms,
+                      streamSealPlan *plan, sds *text);
+void streamSealPlanFree(streamSealPlan *plan);
+/* The segment of the plan is durable: the planned nodes that did not
+ * change meanwhile now point at it. Returns the number of nodes sealed (0:
+ * nothing uses the segment, which the caller deletes). */
+uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *name, uint64_t bytes, uint32_t crc);
+/* Export: every entry inline, no segments (--export-state). */
+void streamSetInlineAll(int on);
+/* CRC-32 of a segment object. */
+uint32_t streamSegmentCRC(const char *data, size_t len);
 
 /* ------------------------------------------------------------------------
  * Blocking (blocked.c)

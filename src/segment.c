@@ -1,0 +1,598 @@
+/* segment.c -- the life of segments: see segment.h.
+ *
+ * Sealing (broker only, one segment at a time, off the reply path):
+ *
+ *   cron ──> a stream on the queue has enough sealable inline entries (or
+ *            segments worth rewriting): streamPlanSeal picks the nodes and
+ *            makes the segment's text; store->seg_put writes it (create
+ *            only, durable)
+ *   put OK > streamAttachSegment: the planned nodes that did not change
+ *            meanwhile now point at it; change_seq moves so that the next
+ *            commit writes a root naming it instead of their entries
+ *
+ * No reply waits for any of it: a client's change is durable through the
+ * root as always; sealing only moves entries out of later roots. A root
+ * names a segment only after its put succeeded, because the attach happens
+ * in the put's callback.
+ *
+ * Garbage: a segment the state stops naming (all its nodes left, the
+ * stream was deleted, a rewrite moved its nodes) is dropped; the next
+ * commit's root no longer names it; once that commit has landed, the
+ * segment is deleted after the grace period (max(segment-gc-grace,
+ * 2 x broker-timeout + the last load time)), so that a node that loaded an
+ * older root in the meantime has fetched it. A reader that still finds a
+ * segment missing reads the root again (commit.c). Segments that no root
+ * ever named (a crash between a segment's put and the commit naming it, a
+ * seal that lost its stream) are orphans: the broker lists the store at
+ * start-up and every grace period, and deletes what no state in memory
+ * names and nobody is writing, if older than the grace period.
+ *
+ * None of this survives a reload: when the state is replaced, the books
+ * are reset and only the sweep deletes what the new state does not name. */
+#include "segment.h"
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+#include <string.h>
+
+#include "adlist.h"
+#include "commit.h"
+#include "dict.h"
+#include "server.h"
+#include "store.h"
+#include "t_stream.h"
+
+#define SEG_SEAL_TRIES_PER_CRON 16 /* streams looked at per cron tick */
+#define SEG_DELETES_IN_FLIGHT 8    /* concurrent deletions */
+#define SEG_FETCHES_IN_FLIGHT 8    /* concurrent reads while loading */
+#define SEG_SWEEP_FIRST_MS 1000    /* the first sweep after becoming broker */
+#define SEG_SWEEP_MIN_INTERVAL_MS 60000
+
+typedef enum garbageStage {
+    GARBAGE_DROPPED = 0, /* the state no longer names it; no commit yet */
+    GARBAGE_IN_FLIGHT,   /* the commit in flight omits it */
+    GARBAGE_COMMITTED,   /* a landed root omits it: deleted once due */
+} garbageStage;
+
+typedef struct segGarbage {
+    sds name;            /* the segment */
+    garbageStage stage;  /* see above */
+    long long due_ms;    /* committed: delete from then on */
+    int deleting;        /* a seg_del is in flight */
+} segGarbage;
+
+typedef struct segNamed {
+    unsigned long refs;  /* records naming it (old and new states) */
+    uint64_t bytes;      /* its size */
+} segNamed;
+
+typedef struct sealJob {
+    stream *s;           /* the stream, NULL once it was freed */
+    streamSealPlan plan; /* the nodes written */
+    sds name;            /* the segment */
+    uint64_t bytes;      /* its size */
+    uint32_t crc;        /* its CRC-32 */
+    int rewrite;         /* it empties other segments */
+} sealJob;
+
+typedef struct segmentState {
+    /* --- sealing --- */
+    list *queue;                /* stream* with seal_queued set */
+    sealJob *job;               /* the seal in flight, or NULL */
+    dict *writing;              /* names being written (set) */
+    unsigned long long next_name; /* names made by this process */
+    /* --- the books --- */
+    dict *named;                /* name -> segNamed: named by a state in memory */
+    uint64_t named_bytes;       /* their sizes, summed */
+    list *garbage;              /* segGarbage* */
+    unsigned long deleting;     /* seg_del in flight */
+    /* --- the orphan sweep --- */
+    int was_broker;             /* segmentsCron saw us as broker last time */
+    long long next_sweep_ms;    /* when the next sweep runs */
+    int sweeping;               /* a seg_list is in flight */
+    /* --- fetching for a load --- */
+    dict *cache;                /* name -> sds: segment texts fetched */
+    list *fetch_todo;           /* names still to get (sds) */
+    unsigned long fetch_inflight; /* gets in flight */
+    sds fetch_missing;          /* first segment found missing */
+    sds fetch_err;              /* first failure */
+    segmentsFetchCallback *fetch_cb; /* where the result goes */
+    void *fetch_priv;           /* ... and its argument */
+    /* --- statistics (INFO) --- */
+    long long sealed;           /* segments written and named */
+    long long rewritten;        /* ... of which rewrote others */
+    long long bytes_sealed;     /* their bytes */
+    long long seal_errors;      /* seals that failed */
+    long long deleted;          /* garbage deleted */
+    long long delete_errors;    /* deletions that failed */
+    long long orphans_swept;    /* orphans deleted */
+    long long fetched;          /* segments read for loads */
+    long long fetched_bytes;    /* ... their bytes */
+} segmentState;
+
+static uint64_t segSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
+static int segSdsCompare(const void *a, const void *b) {
+    return sdslen((const sds)a) == sdslen((const sds)b) && !memcmp(a, b, sdslen((const sds)a));
+}
+static void segSdsFree(void *p) { sdsfree(p); }
+static void segZfree(void *p) { zfree(p); }
+
+static dictType segSetType = {segSdsHash, segSdsCompare, segSdsFree, NULL};
+static dictType segNamedType = {segSdsHash, segSdsCompare, segSdsFree, segZfree};
+static dictType segCacheType = {segSdsHash, segSdsCompare, segSdsFree, segSdsFree};
+
+static segmentState *S(void) { return server.segments; }
+
+static void garbageFree(void *p) {
+    segGarbage *g = p;
+    sdsfree(g->name);
+    zfree(g);
+}
+
+void segmentsInit(void) {
+    segmentState *ss = zcalloc(sizeof(*ss));
+    ss->queue = listCreate();
+    ss->writing = dictCreate(&segSetType);
+    ss->named = dictCreate(&segNamedType);
+    ss->garbage = listCreate();
+    ss->garbage->free = garbageFree;
+    ss->cache = dictCreate(&segCacheType);
+    ss->fetch_todo = listCreate();
+    ss->fetch_todo->free = segSdsFree;
+    server.segments = ss;
+}
+
+static void sealJobFree(sealJob *j) {
+    streamSealPlanFree(&j->plan);
+    sdsfree(j->name);
+    zfree(j);
+}
+
+/* After the store was closed (no callback will come). */
+void segmentsFree(void) {
+    segmentState *ss = S();
+    if (!ss) return;
+    listRelease(ss->queue);
+    if (ss->job) sealJobFree(ss->job);
+    dictRelease(ss->writing);
+    dictRelease(ss->named);
+    listRelease(ss->garbage);
+    dictRelease(ss->cache);
+    listRelease(ss->fetch_todo);
+    sdsfree(ss->fetch_missing);
+    sdsfree(ss->fetch_err);
+    zfree(ss);
+    server.segments = NULL;
+}
+
+static long long graceMs(void) {
+    long long g = 2 * server.cfg.broker_timeout_ms + commitLastLoadMs();
+    return server.cfg.segment_gc_grace_ms > g ? server.cfg.segment_gc_grace_ms : g;
+}
+
+/* ========================================================================
+ * The books (t_stream.c tells)
+ * ===================================================================== */
+
+void segmentRegister(const char *name, uint64_t bytes) {
+    segmentState *ss = S();
+    if (!ss) return; /* after shutdown freed the books, or before they exist */
+    sds key = sdsnew(name);
+    segNamed *n = dictFetchValue(ss->named, key);
+    if (n) {
+        sdsfree(key);
+        n->refs++;
+        return;
+    }
+    n = zcalloc(sizeof(*n));
+    n->refs = 1;
+    n->bytes = bytes;
+    dictAdd(ss->named, key, n);
+    ss->named_bytes += bytes;
+}
+
+void segmentUnregister(const char *name, uint64_t bytes) {
+    (void)bytes;
+    segmentState *ss = S();
+    if (!ss) return; /* after shutdown freed the books, or before they exist */
+    sds key = sdsnew(name);
+    segNamed *n = dictFetchValue(ss->named, key);
+    if (n && --n->refs == 0) {
+        ss->named_bytes -= n->bytes;
+        dictDelete(ss->named, key);
+    }
+    sdsfree(key);
+}
+
+void segmentDropped(const char *name) {
+    if (!S()) return;
+    segGarbage *g = zcalloc(sizeof(*g));
+    g->name = sdsnew(name);
+    g->stage = GARBAGE_DROPPED;
+    listAddNodeTail(S()->garbage, g);
+}
+
+void segmentStreamWantsSeal(stream *s) {
+    if (!S()) return;
+    s->seal_queued = 1;
+    listAddNodeTail(S()->queue, s);
+}
+
+void segmentStreamFreed(stream *s) {
+    segmentState *ss = S();
+    if (!ss) return; /* after shutdown freed the books, or before they exist */
+    listNode *ln = listSearchKey(ss->queue, s);
+    if (ln) listDelNode(ss->queue, ln);
+    if (ss->job && ss->job->s == s) ss->job->s = NULL;
+}
+
+/* ========================================================================
+ * Commits
+ * ===================================================================== */
+
+void segmentsCommitStarted(void) {
+    for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
+        segGarbage *g = ln->value;
+        if (g->stage == GARBAGE_DROPPED) g->stage = GARBAGE_IN_FLIGHT;
+    }
+}
+
+void segmentsCommitDone(int ok) {
+    long long due = mstime() + graceMs();
+    for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
+        segGarbage *g = ln->value;
+        if (g->stage != GARBAGE_IN_FLIGHT) continue;
+        g->stage = ok ? GARBAGE_COMMITTED : GARBAGE_DROPPED;
+        if (ok) g->due_ms = due;
+    }
+}
+
+void segmentsReset(void) {
+    segmentState *ss = S();
+    /* Entries with a deletion in flight stay until it reports: the
+     * segment is gone for good anyway (the old state dropped it and a
+     * root omitting it landed). */
+    for (listNode *ln = listFirst(ss->garbage), *next; ln; ln = next) {
+        next = ln->next;
+        segGarbage *g = ln->value;
+        if (!g->deleting) listDelNode(ss->garbage, ln);
+    }
+    ss->next_sweep_ms = 0;
+    ss->was_broker = 0;
+}
+
+void segmentsLoaded(int broker) {
+    segmentState *ss = S();
+    if (broker) {
+        dictEmpty(ss->cache);
+        return;
+    }
+    /* A follower keeps what the state names: its next reload reads the
+     * same segments again. */
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, ss->cache);
+    while ((de = dictNext(&it)))
+        if (!dictFind(ss->named, de->key)) dictDelete(ss->cache, de->key);
+}
+
+/* ========================================================================
+ * Sealing
+ * ===================================================================== */
+
+static sds newSegmentName(segmentState *ss) {
+    /* The run id is random per process and the counter never repeats in
+     * one: a name is never reused. */
+    return sdscatprintf(sdsempty(), "%.16s-%llu.json", server.runid, ++ss->next_name);
+}
+
+static void deleteDone(void *priv, storeStatus status, const char *err);
+
+/* A segment nothing names and nothing will: deleted now. */
+static void deleteUnnamed(const char *name) {
+    server.store->type->seg_del(server.store, name, deleteDone, sdsnew(name));
+    S()->deleting++;
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err) {
+    segmentState *ss = S();
+    sealJob *j = priv;
+    ss->job = NULL;
+    dictDelete(ss->writing, j->name);
+    stream *s = j->s;
+    if (s) s->seal_queued = 0;
+    if (status != STORE_OK) {
+        ss->seal_errors++;
+        serverLog(LL_WARNING, "Segment %s of %llu bytes not written: %s; its entries stay in the root", j->name,
+                  (unsigned long long)j->bytes, err ? err : "storage error");
+        if (status == STORE_ERROR) deleteUnnamed(j->name); /* it may have landed */
+    } else if (!s || server.loading) {
+        deleteUnnamed(j->name);
+    } else {
+        uint32_t sealed = streamAttachSegment(s, &j->plan, j->name, j->bytes, j->crc);
+        if (!sealed) {
+            deleteUnnamed(j->name);
+        } else {
+            ss->sealed++;
+            if (j->rewrite) ss->rewritten++;
+            ss->bytes_sealed += (long long)j->bytes;
+            /* Nothing a client changed: a commit without anyone waiting,
+             * which writes the smaller root. */
+            server.change_seq++;
+            server.dirty++;
+        }
+    }
+    /* More may be sealable already (more arrived, or a rewrite is due). */
+    if (s && !s->seal_queued) segmentStreamWantsSeal(s);
+    sealJobFree(j);
+}
+
+/* Plans and starts the next seal; 1 if one started. */
+static int sealNext(segmentState *ss) {
+    unsigned long tries = listLength(ss->queue);
+    if (tries > SEG_SEAL_TRIES_PER_CRON) tries = SEG_SEAL_TRIES_PER_CRON;
+    while (tries-- && listLength(ss->queue)) {
+        listNode *ln = listFirst(ss->queue);
+        stream *s = ln->value;
+        listDelNode(ss->queue, ln);
+        sealJob *j = zcalloc(sizeof(*j));
+        j->name = newSegmentName(ss);
+        sds text = NULL;
+        size_t bytes = streamPlanSeal(s, j->name, (size_t)server.cfg.segment_seal_bytes,
+                                      (size_t)server.cfg.segment_max_bytes, server.mstime_cache, &j->plan, &text);
+        if (!bytes) {
+            if (j->plan.later) listAddNodeTail(ss->queue, s); /* still queued: asked again later */
+            else s->seal_queued = 0;
+            sealJobFree(j);
+            continue;
+        }
+        j->s = s; /* seal_queued stays set: segmentStreamFreed finds the job */
+        j->bytes = bytes;
+        j->crc = streamSegmentCRC(text, sdslen(text));
+        j->rewrite = j->plan.merged > 0;
+        dictAdd(ss->writing, sdsdup(j->name), NULL);
+        ss->job = j;
+        server.store->type->seg_put(server.store, j->name, text, sealDone, j);
+        return 1;
+    }
+    return 0;
+}
+
+/* ========================================================================
+ * Garbage and orphans
+ * ===================================================================== */
+
+static void deleteDone(void *priv, storeStatus status, const char *err) {
+    segmentState *ss = S();
+    sds name = priv;
+    ss->deleting--;
+    for (listNode *ln = listFirst(ss->garbage); ln; ln = ln->next) {
+        segGarbage *g = ln->value;
+        if (!g->deleting || sdslen(g->name) != sdslen(name) || memcmp(g->name, name, sdslen(name))) continue;
+        g->deleting = 0;
+        if (status == STORE_OK) listDelNode(ss->garbage, ln);
+        break;
+    }
+    if (status == STORE_OK) {
+        ss->deleted++;
+    } else {
+        ss->delete_errors++;
+        serverLog(LL_WARNING, "Cannot delete segment %s (%s); trying again later", name, err ? err : "error");
+    }
+    sdsfree(name);
+}
+
+static void deleteDue(segmentState *ss) {
+    long long now = mstime();
+    for (listNode *ln = listFirst(ss->garbage), *next; ln && ss->deleting < SEG_DELETES_IN_FLIGHT; ln = next) {
+        next = ln->next;
+        segGarbage *g = ln->value;
+        if (g->stage != GARBAGE_COMMITTED || g->deleting || g->due_ms > now) continue;
+        /* Named again (a reload brought it back)? Then it is not garbage. */
+        if (dictFind(ss->named, g->name)) {
+            listDelNode(ss->garbage, ln);
+            continue;
+        }
+        g->deleting = 1;
+        ss->deleting++;
+        server.store->type->seg_del(server.store, g->name, deleteDone, sdsdup(g->name));
+    }
+}
+
+static int inGarbage(segmentState *ss, const char *name) {
+    for (listNode *ln = listFirst(ss->garbage); ln; ln = ln->next)
+        if (!strcmp(((segGarbage *)ln->value)->name, name)) return 1;
+    return 0;
+}
+
+static void sweepListed(void *priv, storeStatus status, const char *const *names, const long long *mtimes,
+                        size_t count, const char *err) {
+    (void)priv;
+    segmentState *ss = S();
+    ss->sweeping = 0;
+    if (status != STORE_OK) {
+        serverLog(LL_WARNING, "Cannot list the segments for the orphan sweep: %s", err ? err : "error");
+        return;
+    }
+    /* Only a broker with its state loaded may judge what is an orphan. */
+    if (server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
+    long long old = mstime() - graceMs();
+    unsigned long swept = 0;
+    for (size_t i = 0; i < count; i++) {
+        sds key = sdsnew(names[i]);
+        int keep = mtimes[i] > old || dictFind(ss->named, key) || dictFind(ss->writing, key) ||
+                   inGarbage(ss, names[i]);
+        sdsfree(key);
+        if (keep) continue;
+        deleteUnnamed(names[i]);
+        ss->orphans_swept++;
+        swept++;
+    }
+    if (swept) serverLog(LL_NOTICE, "Segments: deleting %lu orphans (no root names them)", swept);
+}
+
+void segmentsCron(int broker) {
+    segmentState *ss = S();
+    if (!ss || !server.store || !server.store->type->seg_put) return;
+    if (!broker) {
+        ss->was_broker = 0;
+        return;
+    }
+    long long now = mstime();
+    if (!ss->was_broker) {
+        ss->was_broker = 1;
+        ss->next_sweep_ms = now + SEG_SWEEP_FIRST_MS;
+    }
+    /* A broker seals from memory and never reloads without a conflict:
+     * the texts fetched when it loaded are of no more use. */
+    if (dictSize(ss->cache)) dictEmpty(ss->cache);
+    if (!ss->job) sealNext(ss);
+    deleteDue(ss);
+    if (!ss->sweeping && now >= ss->next_sweep_ms) {
+        long long every = graceMs();
+        if (every < SEG_SWEEP_MIN_INTERVAL_MS) every = SEG_SWEEP_MIN_INTERVAL_MS;
+        ss->next_sweep_ms = now + every;
+        ss->sweeping = 1;
+        server.store->type->seg_list(server.store, sweepListed, NULL);
+    }
+}
+
+/* ========================================================================
+ * Fetching the segments of a root
+ * ===================================================================== */
+
+/* Adds the names of the segments the root names to todo. */
+static int rootSegmentNames(const char *data, size_t len, list *todo, sds *err) {
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    if (!root) return C_OK; /* the decoder says what is wrong with it */
+    const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases"), *db, *key, *seg;
+    cJSON_ArrayForEach(db, dbs) {
+        cJSON_ArrayForEach(key, cJSON_GetObjectItemCaseSensitive(db, "keys")) {
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(key, "stream");
+            cJSON_ArrayForEach(seg, cJSON_GetObjectItemCaseSensitive(st, "segments")) {
+                const cJSON *name = cJSON_GetObjectItemCaseSensitive(seg, "name");
+                if (!cJSON_IsString(name)) continue; /* the decoder reports it */
+                if (strchr(name->valuestring, '/') || name->valuestring[0] == '.' || !name->valuestring[0]) {
+                    *err = sdscatprintf(sdsempty(), "invalid segment name \"%s\"", name->valuestring);
+                    cJSON_Delete(root);
+                    return C_ERR;
+                }
+                listAddNodeTail(todo, sdsnew(name->valuestring));
+            }
+        }
+    }
+    cJSON_Delete(root);
+    return C_OK;
+}
+
+static void fetchNext(segmentState *ss);
+
+static void fetchFinish(segmentState *ss) {
+    segmentsFetchCallback *cb = ss->fetch_cb;
+    void *priv = ss->fetch_priv;
+    sds missing = ss->fetch_missing, err = ss->fetch_err;
+    ss->fetch_cb = NULL;
+    ss->fetch_missing = ss->fetch_err = NULL;
+    listEmpty(ss->fetch_todo);
+    cb(priv, missing, err);
+    sdsfree(missing);
+    sdsfree(err);
+}
+
+static void fetchGot(void *priv, storeStatus status, const char *data, size_t len, const char *err) {
+    segmentState *ss = S();
+    sds name = priv;
+    ss->fetch_inflight--;
+    if (status == STORE_OK) {
+        ss->fetched++;
+        ss->fetched_bytes += (long long)len;
+        if (!dictFind(ss->cache, name)) dictAdd(ss->cache, sdsdup(name), sdsnewlen(data, len));
+    } else if (status == STORE_NOT_FOUND) {
+        if (!ss->fetch_missing) ss->fetch_missing = sdsdup(name);
+    } else if (!ss->fetch_err) {
+        ss->fetch_err = sdscatprintf(sdsempty(), "cannot read segment %s: %s", name, err ? err : "storage error");
+    }
+    sdsfree(name);
+    fetchNext(ss);
+}
+
+static void fetchNext(segmentState *ss) {
+    while (listLength(ss->fetch_todo) && ss->fetch_inflight < SEG_FETCHES_IN_FLIGHT && !ss->fetch_missing &&
+           !ss->fetch_err) {
+        listNode *ln = listFirst(ss->fetch_todo);
+        sds name = ln->value;
+        ln->value = NULL;
+        listDelNode(ss->fetch_todo, ln);
+        if (dictFind(ss->cache, name)) {
+            sdsfree(name);
+            continue;
+        }
+        ss->fetch_inflight++;
+        server.store->type->seg_get(server.store, name, fetchGot, name);
+    }
+    if (ss->fetch_inflight == 0 && ss->fetch_cb &&
+        (!listLength(ss->fetch_todo) || ss->fetch_missing || ss->fetch_err))
+        fetchFinish(ss);
+}
+
+static void fetchStartTimer(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    (void)arg;
+    fetchNext(S());
+}
+
+void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void *priv) {
+    segmentState *ss = S();
+    ss->fetch_cb = cb;
+    ss->fetch_priv = priv;
+    sds err = NULL;
+    if (rootSegmentNames(data, len, ss->fetch_todo, &err) != C_OK) {
+        ss->fetch_err = err;
+    } else if (listLength(ss->fetch_todo) && !server.store->type->seg_get) {
+        ss->fetch_err = sdscatprintf(sdsempty(), "the document names segments but the %s store cannot read them",
+                                     server.store->type->name);
+    }
+    /* Never call back from inside the call. */
+    event_base_once(server.el, -1, EV_TIMEOUT, fetchStartTimer, NULL, NULL);
+}
+
+int segmentSourceGet(const char *name, const char **data, size_t *len) {
+    if (!S()) return 0;
+    sds key = sdsnew(name);
+    sds text = dictFetchValue(S()->cache, key);
+    sdsfree(key);
+    if (!text) return 0;
+    *data = text;
+    *len = sdslen(text);
+    return 1;
+}
+
+/* ========================================================================
+ * INFO
+ * ===================================================================== */
+
+sds segmentsInfo(sds s) {
+    segmentState *ss = S();
+    if (!ss) return s;
+    unsigned long pending = listLength(ss->garbage);
+    return sdscatprintf(s,
+                        "segments:%lu\r\n"
+                        "segments_bytes:%llu\r\n"
+                        "segments_sealed:%lld\r\n"
+                        "segments_rewritten:%lld\r\n"
+                        "segments_bytes_sealed:%lld\r\n"
+                        "segments_seal_errors:%lld\r\n"
+                        "segments_seal_in_progress:%d\r\n"
+                        "segments_garbage:%lu\r\n"
+                        "segments_deleted:%lld\r\n"
+                        "segments_delete_errors:%lld\r\n"
+                        "segments_orphans_swept:%lld\r\n"
+                        "segments_fetched:%lld\r\n"
+                        "segments_fetched_bytes:%lld\r\n"
+                        "segments_cached:%lu\r\n"
+                        "segment_gc_grace_ms:%lld\r\n",
+                        dictSize(ss->named), (unsigned long long)ss->named_bytes, ss->sealed, ss->rewritten,
+                        ss->bytes_sealed, ss->seal_errors, ss->job != NULL, pending, ss->deleted, ss->delete_errors,
+                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache), graceMs());
+}
