@@ -909,8 +909,8 @@ static int commitInitFailed(void) {
     return C_ERR;
 }
 
-int commitInit(sds *err) {
-    if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
+/* The configured store's URL (default: queue.json in the data directory). */
+static sds commitStoreUrl(sds *err) {
     sds url;
     if (server.cfg.store && server.cfg.store[0]) {
         url = sdsnew(server.cfg.store);
@@ -918,10 +918,17 @@ int commitInit(sds *err) {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof(cwd))) {
             *err = sdscatprintf(sdsempty(), "Can't determine the data directory: %s", strerror(errno));
-            return C_ERR;
+            return NULL;
         }
         url = sdscatprintf(sdsempty(), "file://%s%squeue.json", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
     }
+    return url;
+}
+
+int commitInit(sds *err) {
+    if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
+    sds url = commitStoreUrl(err);
+    if (!url) return C_ERR;
     sds oerr = NULL;
     server.store = storeOpen(url, server.el, &oerr);
     if (!server.store) {
@@ -964,6 +971,64 @@ int commitInit(sds *err) {
     cs->starting = 0;
     server.loading = 0;
     return C_OK;
+}
+
+/* --export-state: loads the document and its segments (writing nothing)
+ * and writes the whole logical state to path ("-": stdout) as one
+ * document with every entry inline -- a document casq itself loads. */
+int commitExportState(const char *path, sds *err) {
+    sds url = commitStoreUrl(err);
+    if (!url) return C_ERR;
+    sds oerr = NULL;
+    server.store = storeOpen(url, server.el, &oerr);
+    if (!server.store) {
+        *err = sdscatprintf(sdsempty(), "Can't open the state store %s: %s", url, oerr ? oerr : "unknown error");
+        sdsfree(oerr);
+        sdsfree(url);
+        return C_ERR;
+    }
+    sdsfree(url);
+    commitState *cs = commitStateCreate();
+    server.commit = cs;
+    cs->starting = 1;
+    server.loading = 1;
+    cs->load_done = 0;
+    cs->reloading = 1;
+    cs->reload_start_us = ustime();
+    commitStartLoad(cs, 0);
+    runLoopUntil(&cs->load_done);
+    int ret = C_ERR;
+    if (cs->load_error) {
+        *err = sdscatprintf(sdsempty(), "Can't load the state document %s: %s", server.store->location,
+                            cs->load_error);
+    } else if (!cs->version) {
+        *err = sdscatprintf(sdsempty(), "There is no state document at %s", server.store->location);
+    } else {
+        storeDoc *doc = storeDocNew(cs->doc_bytes + 4096);
+        server.doc_pin = ++cs->doc_pins;
+        server.doc_pinned = doc;
+        persistEncodeInline(doc, &cs->doc);
+        sds flat = storeDocFlatten(doc);
+        storeDocFree(doc);
+        server.doc_pin = ++cs->doc_pins; /* nothing borrowed any more */
+        server.doc_pinned = NULL;
+        FILE *fp = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        if (!fp) {
+            *err = sdscatprintf(sdsempty(), "Can't open %s: %s", path, strerror(errno));
+        } else {
+            int bad = fwrite(flat, 1, sdslen(flat), fp) != sdslen(flat) || fputc('\n', fp) == EOF;
+            bad |= fp == stdout ? fflush(fp) != 0 : fclose(fp) != 0;
+            if (bad) *err = sdscatprintf(sdsempty(), "Can't write %s: %s", path, strerror(errno));
+            else ret = C_OK;
+        }
+        sdsfree(flat);
+    }
+    storeClose(server.store);
+    server.store = NULL;
+    commitStateFree(cs);
+    server.commit = NULL;
+    server.loading = 0;
+    return ret;
 }
 
 int commitFlushAndClose(void) {

@@ -73,6 +73,10 @@ int commitTakeOver(const char *expect_id, uint64_t expect_epoch);
  * once per second; a reload already due or running counts). */
 void commitFollowerReload(void);
 
+/* casq-server --export-state PATH|-: the whole logical state as one
+ * document, every entry inline (the store is only read). */
+int commitExportState(const char *path, sds *err);
+
 /* How long the last load of the document took (ms). */
 long long commitLastLoadMs(void);
 

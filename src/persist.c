@@ -654,3 +654,9 @@ void persistInstall(persistState *ps) {
     }
     persistStateFree(ps);
 }
+
+void persistEncodeInline(storeDoc *d, const persistHeader *h) {
+    streamSetInlineAll(1);
+    persistEncode(d, h, NULL);
+    streamSetInlineAll(0);
+}

@@ -84,7 +84,7 @@ void serverLogRaw(int level, const char *msg) {
     level &= 0xff;
     if (level < server.cfg.verbosity) return;
     int to_stdout = !server.cfg.logfile || server.cfg.logfile[0] == '\0';
-    FILE *fp = to_stdout ? stdout : fopen(server.cfg.logfile, "a");
+    FILE *fp = to_stdout ? (server.log_to_stderr ? stderr : stdout) : fopen(server.cfg.logfile, "a");
     if (!fp) return;
     if (rawmode) {
         fprintf(fp, "%s", msg);
@@ -800,7 +800,10 @@ static void usage(void) {
             "Usage: ./casq-server [/path/to/casq.conf] [options] [-]\n"
             "       ./casq-server - (read config from stdin)\n"
             "       ./casq-server -v or --version\n"
-            "       ./casq-server -h or --help\n\n"
+            "       ./casq-server -h or --help\n"
+            "       ./casq-server [config] [options] --export-state PATH|-\n"
+            "           (writes the whole state -- the root and every segment it names -- as one\n"
+            "            document with every entry inline, to PATH or stdout, and exits)\n\n"
             "Examples:\n"
             "       ./casq-server (run with the defaults: 127.0.0.1:6379, ./queue.json)\n"
             "       ./casq-server /etc/casq/6379.conf\n"
@@ -841,6 +844,18 @@ int main(int argc, char **argv) {
     initServerConfig();
     server.executable = realpath(argv[0], NULL);
     server.exec_argv = argv;
+
+    /* --export-state PATH|-: not a directive; taken out of argv. */
+    const char *export_path = NULL;
+    for (int j = 1; j < argc; j++) {
+        if (strcmp(argv[j], "--export-state")) continue;
+        if (j + 1 >= argc) usage();
+        export_path = argv[j + 1];
+        for (int k = j; k + 2 <= argc; k++) argv[k] = argv[k + 2];
+        argc -= 2;
+        break;
+    }
+    if (export_path) server.log_to_stderr = 1;
 
     const char *configfile = NULL;
     int first_opt = 1;
@@ -887,6 +902,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     initServer();
+    if (export_path) {
+        int rc = commitExportState(export_path, &err) == C_OK ? 0 : 1;
+        if (rc) serverLog(LL_WARNING, "Export failed: %s", err);
+        else if (strcmp(export_path, "-")) serverLog(LL_NOTICE, "State exported to %s", export_path);
+        sdsfree(err);
+        freeServerOnExit();
+        return rc;
+    }
     if (listenToPort() != C_OK || listenToUnixSocket() != C_OK) {
         serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", server.cfg.port);
         return 1;

@@ -454,6 +454,8 @@ typedef struct redisServer {
     struct store *store;         /* where the document lives (store.h) */
     struct commitState *commit;  /* group commit state (commit.h) */
     struct segmentState *segments; /* segment life (segment.h) */
+    int log_to_stderr;           /* logs without a logfile go to stderr, not
+                                  * stdout (--export-state -) */
     /* --- INFO (info.c, config.c) --- */
     char runid[CONFIG_RUN_ID_SIZE + 1]; /* random id of this run (INFO run_id) */
     struct {
