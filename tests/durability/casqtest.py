@@ -168,9 +168,43 @@ def doc_bytes(v):
     raise ValueError(f"not a byte string: {v!r}")
 
 
-def load_document(path):
+def _id_key(s):
+    ms, seq = s.split("-")
+    return (int(ms), int(seq))
+
+
+def merge_segments(doc, read_segment):
+    """Puts every stream's live segment entries back among its inline ones
+    (in ID order) and drops "segments": the logical document, as
+    `casq-server --export-state` writes it. read_segment(name) -> bytes."""
+    for d in doc.get("databases", []):
+        for k in d.get("keys", []):
+            s = k.get("stream")
+            if not s or "segments" not in s:
+                continue
+            entries = list(s["entries"])
+            for rec in s.pop("segments"):
+                seg = json.loads(read_segment(rec["name"]))
+                ranges = [(_id_key(a), _id_key(b)) for a, b in rec["live"]]
+                entries += [e for e in seg["entries"] if any(a <= _id_key(e[0]) <= b for a, b in ranges)]
+            entries.sort(key=lambda e: _id_key(e[0]))
+            s["entries"] = entries
+    return doc
+
+
+def load_document(path, merge=True):
+    """The document at path; with merge, its segments' entries are put back
+    inline (read from <path>.segments/)."""
     with open(path, "rb") as f:
-        return json.loads(f.read())
+        doc = json.loads(f.read())
+    if merge:
+
+        def read(name):
+            with open(os.path.join(path + ".segments", name), "rb") as f:
+                return f.read()
+
+        merge_segments(doc, read)
+    return doc
 
 
 def document_streams(doc, db=0):

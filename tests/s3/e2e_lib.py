@@ -406,12 +406,28 @@ def bytestr(v):
     raise ValueError("not a byte string: %r" % (v,))
 
 
-class Doc:
-    """A parsed state document with lookups the checkers need."""
+# The logical document of a root and its segments (shared with the file
+# store's tests).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "durability"))
+from casqtest import merge_segments  # noqa: E402
 
-    def __init__(self, raw):
+
+class Doc:
+    """A parsed state document with lookups the checkers need; with key,
+    the segments it names are read from <key>.segments/ and merged."""
+
+    def __init__(self, raw, key=None):
         self.raw = raw
         self.json = json.loads(raw)
+        if key is not None:
+
+            def read(name):
+                body, _ = s3_get("%s.segments/%s" % (key, name))
+                if body is None:
+                    raise RuntimeError("segment %s of %s is missing" % (name, key))
+                return body
+
+            merge_segments(self.json, read)
         self.commit_seq = int(self.json.get("commit_seq"))
         self.epoch = int((self.json.get("broker") or {}).get("epoch", 0))
         self.streams = {}   # (db, key bytes) -> stream dict
@@ -444,7 +460,7 @@ def load_doc(key):
     body, etag = s3_get(key)
     if body is None:
         return None, None
-    return Doc(body), etag
+    return Doc(body, key), etag
 
 
 def check_pushers_in_doc(res, label, doc, stream, pushers):

@@ -1,0 +1,382 @@
+#!/usr/bin/python3
+"""test_segments.py -- segments (docs/state-format.md "Segments") on the
+file store: sealing, rewriting and garbage under SIGKILL, refusal of a
+root whose segments are missing or damaged, format 1 migration, and
+--export-state.
+
+casq runs with tiny segments (segment-seal-bytes 4kb, segment-max-bytes
+32kb) and a short grace period so that every mechanism runs many times in
+a few seconds:
+
+  1. crash: pushers XADD, workers XREADGROUP + XACK + XDEL the entries
+     they finished (the job loop that empties segments from the head),
+     a trimmer XTRIMs now and then; casq is SIGKILLed at random moments
+     (CRASH_KILLS, default 12). Afterwards every acknowledged XADD that
+     no acknowledged XDEL/XTRIM removed is there with its bytes, and no
+     acknowledged XDEL came back. Segments were sealed, rewritten and
+     deleted meanwhile (INFO counters).
+  2. orphans: after the last restart, once the sweep ran, every file in
+     queue.json.segments/ is named by the root.
+  3. export: --export-state of the stopped store equals the document
+     logically (root + segments merged by the test itself), and the
+     server's XRANGE.
+  4. damaged segments: a missing segment, a corrupt one (CRC-32), a root
+     record with a wrong live_count: casq refuses to start, names the
+     segment and the problem, and writes nothing.
+  5. format 1: a format 1 document (as an earlier casq wrote it) loads;
+     the first commits write format 2 and seal it into segments; the
+     export before and after is the same logical state.
+"""
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import redis
+
+sys.path.insert(0, os.path.dirname(__file__))
+from casqtest import SERVER, Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
+
+PORT = pick_port(26170, 20)
+KILLS = int(os.environ.get("CRASH_KILLS", "12"))
+ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-gc-grace", "0",
+        "--broker-timeout", "200", "--stream-id-mode", "liberal"]
+KEYS = [b"jobs", b"seg\x00bin\xff"]
+GROUP = b"g"
+UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
+
+lock = threading.Lock()
+acked_adds = {}  # (key, id) -> fields
+acked_dels = set()  # (key, id)
+maybe_dels = set()  # (key, id): XDEL sent, outcome unknown or acknowledged
+trimmed_below = {}  # key -> id bytes: an XTRIM MINID (maybe) removed everything below
+stop = threading.Event()
+
+
+def idkey(i):
+    ms, seq = (i.decode() if isinstance(i, bytes) else i).split("-")
+    return (int(ms), int(seq))
+
+
+def pusher(n):
+    r = redis.Redis(port=PORT, socket_timeout=5)
+    i = 0
+    while not stop.is_set():
+        key = KEYS[i % 2]
+        fields = {b"n": str(i).encode(), b"p": b"payload\x00\xff-" + os.urandom(8) + b"-" * (i % 50)}
+        i += 1
+        try:
+            eid = r.xadd(key, fields)
+            with lock:
+                acked_adds[(key, eid)] = fields
+        except UNKNOWN:
+            time.sleep(0.05)
+
+
+def worker(n):
+    r = redis.Redis(port=PORT, socket_timeout=5)
+    while not stop.is_set():
+        try:
+            for key in KEYS:
+                try:
+                    r.xgroup_create(key, GROUP, id="0", mkstream=True)
+                except redis.ResponseError as e:
+                    if "BUSYGROUP" not in str(e):
+                        raise
+            resp = r.xreadgroup(GROUP, f"w{n}", {k: ">" for k in KEYS}, count=50, block=100)
+            for key, entries in resp or []:
+                ids = [eid for eid, _ in entries]
+                if not ids:
+                    continue
+                # Most jobs are finished and removed; some stay in the
+                # backlog (a stream with a long tail of old entries).
+                done = [i for i in ids if random.random() < 0.7]
+                if not done:
+                    continue
+                r.xack(key, GROUP, *done)
+                with lock:
+                    maybe_dels.update((key, i) for i in done)
+                r.xdel(key, *done)
+                with lock:
+                    for i in done:
+                        acked_dels.add((key, i))
+        except UNKNOWN:
+            time.sleep(0.05)
+
+
+def trimmer():
+    r = redis.Redis(port=PORT, socket_timeout=5)
+    while not stop.is_set():
+        time.sleep(1.5)
+        try:
+            first = r.xrange(KEYS[0], "-", "+", count=200)
+            if len(first) == 200:
+                minid = first[-1][0]
+                with lock:  # before: a lost reply leaves it done or not
+                    trimmed_below[KEYS[0]] = max(trimmed_below.get(KEYS[0], b"0-0"), minid, key=idkey)
+                r.xtrim(KEYS[0], minid=minid)
+        except UNKNOWN:
+            time.sleep(0.05)
+
+
+def segment_files(datadir):
+    d = os.path.join(datadir, "queue.json.segments")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def root_segment_names(datadir):
+    doc = load_document(os.path.join(datadir, "queue.json"), merge=False)
+    names = []
+    for d in doc["databases"]:
+        for k in d["keys"]:
+            names += [s["name"] for s in k.get("stream", {}).get("segments", [])]
+    return doc, names
+
+
+def export(datadir, *extra):
+    p = subprocess.run([SERVER, "--dir", datadir, *extra, "--export-state", "-"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def logical(doc):
+    """What must be equal between two documents of the same state."""
+    dbs = [dict(d, keys=sorted(d["keys"], key=lambda k: json.dumps(k["key"]))) for d in doc["databases"]]
+    return json.dumps(dbs, sort_keys=True)
+
+
+def first_difference(a, b, path="databases"):
+    """Where two JSON values first differ (for messages)."""
+    if type(a) is not type(b):
+        return f"{path}: {str(a)[:80]} != {str(b)[:80]}"
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                return first_difference(a.get(k), b.get(k), f"{path}.{k}")
+    elif isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+    elif a != b:
+        return f"{path}: {str(a)[:80]} != {str(b)[:80]}"
+    return ""
+
+
+def info_int(r, field):
+    return int(r.info("persistence").get(field, 0))
+
+
+def crash_phase(datadir):
+    casq = Casq(PORT, datadir, *ARGS).start()
+    threads = [threading.Thread(target=pusher, args=(i,)) for i in range(3)]
+    threads += [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    threads.append(threading.Thread(target=trimmer))
+    for t in threads:
+        t.start()
+    counters = {"segments_sealed": 0, "segments_rewritten": 0, "segments_deleted": 0}
+    rng = random.Random()
+    kills = 0
+    try:
+        while kills < KILLS:
+            time.sleep(rng.uniform(0.5, 2.5))
+            try:
+                r = casq.client()
+                for f in counters:
+                    counters[f] += info_int(r, f)
+                r.close()
+            except UNKNOWN:
+                pass
+            casq.kill(signal.SIGKILL)
+            kills += 1
+            casq.start()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    casq.kill(signal.SIGKILL)
+    casq.start()
+    r = casq.client()
+    print(f"# segment counters summed over {kills} lives: {counters}; acknowledged XADD {len(acked_adds)}, "
+          f"XDEL {len(acked_dels)}", flush=True)
+    check(counters["segments_sealed"] > 10, "segments: sealed under load", str(counters))
+    check(counters["segments_rewritten"] > 0, "segments: rewritten (mostly dead or small ones)", str(counters))
+    check(counters["segments_deleted"] > 0, "segments: garbage deleted", str(counters))
+
+    present = {}
+    for key in KEYS:
+        for eid, fields in r.xrange(key, "-", "+"):
+            present[(key, eid)] = fields
+    lost, back = [], []
+    for k, fields in acked_adds.items():
+        if k in maybe_dels:
+            continue
+        below = trimmed_below.get(k[0])
+        if below and idkey(k[1]) < idkey(below):
+            continue
+        if present.get(k) != fields:
+            lost.append(k)
+    back = [k for k in acked_dels if k in present]
+    check(len(acked_adds) > 2000, f"segments: enough acknowledged XADDs ({len(acked_adds)})")
+    check(not lost, "segments: every acknowledged XADD not deleted since is there, byte for byte",
+          f"{len(lost)} lost, e.g. {lost[:3]}")
+    check(not back, "segments: no acknowledged XDEL came back", f"{len(back)}, e.g. {back[:3]}")
+
+    # The sweep runs a second after becoming broker; garbage goes after the
+    # grace period (2 x broker-timeout + load).
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        _, names = root_segment_names(datadir)
+        files = segment_files(datadir)
+        if set(files) == set(names):
+            break
+        time.sleep(0.2)
+    _, names = root_segment_names(datadir)
+    files = segment_files(datadir)
+    check(set(files) == set(names) and names, "segments: after the sweep every segment file is named by the root",
+          f"{len(files)} files, {len(names)} named; extra {sorted(set(files) - set(names))[:3]}, "
+          f"missing {sorted(set(names) - set(files))[:3]}")
+    root_bytes = os.path.getsize(os.path.join(datadir, "queue.json"))
+    snapshot = {key: r.xrange(key, "-", "+") for key in KEYS}
+    r.close()
+    code = casq.stop()
+    check(code == 0, "segments: clean shutdown", f"exit {code}")
+    return snapshot, root_bytes
+
+
+def export_phase(datadir, snapshot):
+    rc, out, err = export(datadir)
+    check(rc == 0, "export: --export-state - exits 0", err[-300:])
+    exported = json.loads(out)
+    merged = load_document(os.path.join(datadir, "queue.json"))
+    check(logical(exported) == logical(merged), "export: equals the root with its segments merged",
+          first_difference(exported["databases"], merged["databases"]))
+    check(all("segments" not in k.get("stream", {}) for d in exported["databases"] for k in d["keys"]),
+          "export: every entry inline, no segments named")
+    path = os.path.join(datadir, "export.json")
+    rc, _, err = export(datadir, "--loglevel", "warning")
+    rc2 = subprocess.run([SERVER, "--dir", datadir, "--export-state", path], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, timeout=60).returncode
+    written = json.load(open(path, "rb")) if rc2 == 0 else {}
+    check(rc2 == 0 and logical(written) == logical(exported), "export: --export-state PATH writes the same",
+          f"exit {rc2} " + first_difference(written.get("databases"), exported["databases"]))
+    # The export is a document casq loads: the same streams come back.
+    d2 = tempfile.mkdtemp(prefix="casq-export-")
+    shutil.copy(path, os.path.join(d2, "queue.json"))
+    casq = Casq(PORT, d2, *ARGS).start()
+    r = casq.client()
+    same = all(r.xrange(key, "-", "+") == snapshot[key] for key in KEYS)
+    r.close()
+    casq.stop()
+    check(same, "export: casq loads the export and shows the same entries")
+    shutil.rmtree(d2, ignore_errors=True)
+    return exported
+
+
+def identity(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    st = os.stat(path)
+    return hashlib.sha256(data).hexdigest(), st.st_ino, st.st_mtime_ns
+
+
+def damaged_phase(datadir):
+    doc, names = root_segment_names(datadir)
+    if not names:
+        check(False, "damaged: the document names segments to damage")
+        return
+    cases = []
+
+    def missing(d):
+        os.remove(os.path.join(d, "queue.json.segments", names[0]))
+        return names[0], "missing"
+
+    def corrupt(d):
+        p = os.path.join(d, "queue.json.segments", names[-1])
+        data = bytearray(open(p, "rb").read())
+        i = data.index(b'"entries":[') + 20
+        data[i] ^= 0x01
+        open(p, "wb").write(bytes(data))
+        return names[-1], "corrupt"
+
+    def wrong_count(d):
+        p = os.path.join(d, "queue.json")
+        raw = json.load(open(p, "rb"))
+        for db in raw["databases"]:
+            for k in db["keys"]:
+                for s in k.get("stream", {}).get("segments", []):
+                    if s["name"] == names[0]:
+                        s["live_count"] += 1
+        open(p, "w").write(json.dumps(raw))
+        return names[0], "live entries found"
+
+    cases = [("missing segment", missing), ("corrupt segment", corrupt), ("wrong live_count", wrong_count)]
+    for label, damage in cases:
+        d = tempfile.mkdtemp(prefix="casq-segdamage-")
+        shutil.copy(os.path.join(datadir, "queue.json"), os.path.join(d, "queue.json"))
+        shutil.copytree(os.path.join(datadir, "queue.json.segments"), os.path.join(d, "queue.json.segments"))
+        name, problem = damage(d)
+        before = identity(os.path.join(d, "queue.json"))
+        files_before = segment_files(d)
+        code, out = run_casq_expect_exit(PORT, d, *ARGS)
+        after = identity(os.path.join(d, "queue.json"))
+        check(code is not None and code != 0, f"damaged[{label}]: casq refuses to start", f"exit {code}")
+        check(name in out and problem in out, f"damaged[{label}]: the message names the segment and the problem",
+              (out.strip().splitlines() or ["?"])[-2:])
+        check(before == after and files_before == segment_files(d), f"damaged[{label}]: nothing was written")
+        print("#   " + ([l for l in out.splitlines() if "Fatal" in l] or ["?"])[0].split(" # ", 1)[-1], flush=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def format1_phase(exported):
+    d = tempfile.mkdtemp(prefix="casq-format1-")
+    old = dict(exported)
+    old["format"] = 1
+    old["broker"] = None
+    path = os.path.join(d, "queue.json")
+    with open(path, "w") as f:
+        json.dump(old, f)
+    rc, out, err = export(d)
+    check(rc == 0, "format 1: --export-state reads it", err[-300:])
+    before = json.loads(out) if rc == 0 else None
+    casq = Casq(PORT, d, *ARGS).start()
+    r = casq.client()
+    deadline = time.time() + 10
+    while time.time() < deadline and info_int(r, "segments") == 0:
+        time.sleep(0.1)
+    check(info_int(r, "segments") > 0, "format 1: sealed into segments after loading")
+    r.close()
+    casq.stop()
+    doc = load_document(path, merge=False)
+    check(doc["format"] == 2, "format 1: migrated: casq wrote format 2")
+    rc, out, err = export(d)
+    after = json.loads(out) if rc == 0 else {}
+    check(rc == 0 and before is not None and logical(after) == logical(before),
+          "format 1: the export after migration is the same logical state",
+          first_difference(after.get("databases"), (before or {}).get("databases")))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    datadir = tempfile.mkdtemp(prefix="casq-segments-")
+    snapshot, root_bytes = crash_phase(datadir)
+    exported = export_phase(datadir, snapshot)
+    total = len(json.dumps(exported))
+    print(f"# root {root_bytes} bytes, whole state {total} bytes", flush=True)
+    damaged_phase(datadir)
+    format1_phase(exported)
+    shutil.rmtree(datadir, ignore_errors=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
