@@ -48,9 +48,11 @@ typedef struct benchConfig {
     const char *key;  /* stream */
     const char *group;/* consumer group */
     long long prefill;/* jobs queued before the run (not measured) */
+    long long backlog;/* -b: the stream already holds this many jobs (its
+                       * group reads from 0): kept, not deleted */
 } benchConfig;
 
-static benchConfig cfg = {"127.0.0.1", 6379, 4, 4, 10, 10000, 10, 100, "durable:jobs", "workers", 0};
+static benchConfig cfg = {"127.0.0.1", 6379, 4, 4, 10, 10000, 10, 100, "durable:jobs", "workers", 0, 0};
 
 static atomic_llong pushed, done, errors, live_max;
 static atomic_int stop_flag;
@@ -209,7 +211,7 @@ static int cmpLL(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "h:p:P:W:c:l:d:s:k:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "h:p:P:W:c:l:d:s:k:f:b:")) != -1) {
         switch (opt) {
         case 'h': cfg.host = optarg; break;
         case 'p': cfg.port = atoi(optarg); break;
@@ -221,16 +223,21 @@ int main(int argc, char **argv) {
         case 's': cfg.value_size = atoi(optarg); break;
         case 'k': cfg.key = optarg; break;
         case 'f': cfg.prefill = atoll(optarg); break;
+        case 'b': cfg.backlog = atoll(optarg); break;
         default:
             fprintf(stderr, "usage: durable_bench [-h host] [-p port] [-P pushers] [-W workers] [-c count]\n"
-                            "                     [-l live-limit] [-d seconds] [-s value-size] [-k key] [-f prefill]\n");
+                            "                     [-l live-limit] [-d seconds] [-s value-size] [-k key] [-f prefill]\n"
+                            "                     [-b backlog: the stream holds it already, read from 0]\n");
             return 1;
         }
     }
     redisContext *c = connectOrDie();
-    redisReply *r = redisCommand(c, "DEL %s", cfg.key);
-    freeReplyObject(r);
-    r = redisCommand(c, "XGROUP CREATE %s %s $ MKSTREAM", cfg.key, cfg.group);
+    redisReply *r;
+    if (!cfg.backlog) {
+        r = redisCommand(c, "DEL %s", cfg.key);
+        freeReplyObject(r);
+    }
+    r = redisCommand(c, "XGROUP CREATE %s %s %s MKSTREAM", cfg.key, cfg.group, cfg.backlog ? "0" : "$");
     if (!r || r->type == REDIS_REPLY_ERROR) {
         fprintf(stderr, "durable_bench: XGROUP CREATE: %s\n", r ? r->str : c->errstr);
         return 1;
@@ -253,8 +260,8 @@ int main(int argc, char **argv) {
         left -= batch;
     }
     free(payload);
-    atomic_store(&pushed, cfg.prefill);
-    if (cfg.prefill > cfg.live) cfg.live = cfg.prefill;
+    atomic_store(&pushed, cfg.prefill + cfg.backlog);
+    if (cfg.prefill + cfg.backlog > cfg.live) cfg.live = cfg.prefill + cfg.backlog;
 
     start_us = nowUs();
     end_us = start_us + (long long)(cfg.secs * 1e6);
