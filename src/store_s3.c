@@ -36,7 +36,12 @@
  * The payload is sent as `x-amz-content-sha256: UNSIGNED-PAYLOAD`: the
  * headers are signed, the body is protected by TLS (as the AWS SDKs do over
  * HTTPS), and hashing a multi-megabyte document on the event loop at every
- * commit would cost more than it buys. See docs/s3.md. */
+ * commit would cost more than it buys. See docs/s3.md.
+ *
+ * Beside the document live immutable segments, objects under
+ * "<key>.segments/" (see "Segments" below): many of their operations may be
+ * in flight at once, beside the one load or write, on the same multi
+ * handle. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,7 +121,8 @@ typedef struct s3Op {
     sds result_err;               /* STORE_ERROR: the message */
 } s3Op;
 
-/* The HTTP request in flight (at most one per store). */
+/* The document's HTTP request in flight (at most one per store; segment
+ * requests have their own, in s3SegOp). */
 typedef struct s3Request {
     CURL *easy;                   /* libcurl handle, NULL when idle */
     struct curl_slist *headers;   /* request headers we add */
