@@ -1187,7 +1187,9 @@ static void s3SegFreeAll(s3Store *s) {
         s3SegFree(op);
     }
     s->seg_queue = s->seg_queue_tail = NULL;
-    if (abandoned) serverLog(LL_VERBOSE, "S3 store: closed with %d segment operations in flight", abandoned);
+    if (abandoned)
+        serverLog(LL_VERBOSE, "S3 store %s: closed with %d segment operations in flight",
+                  s->st && s->st->location ? s->st->location : "", abandoned);
 }
 
 /* Delivers the result (from the op's event: nothing of ours is on the
