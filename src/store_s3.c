@@ -36,7 +36,12 @@
  * The payload is sent as `x-amz-content-sha256: UNSIGNED-PAYLOAD`: the
  * headers are signed, the body is protected by TLS (as the AWS SDKs do over
  * HTTPS), and hashing a multi-megabyte document on the event loop at every
- * commit would cost more than it buys. See docs/s3.md. */
+ * commit would cost more than it buys. See docs/s3.md.
+ *
+ * Beside the document live immutable segments, objects under
+ * "<key>.segments/" (see "Segments" below): many of their operations may be
+ * in flight at once, beside the one load or write, on the same multi
+ * handle. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -79,7 +84,7 @@ typedef enum s3OpKind {
     S3_OP_WRITE,    /* write(): conditional PUT, plus GETs to resolve doubts */
 } s3OpKind;
 
-typedef enum s3Method { S3_GET, S3_PUT } s3Method;
+typedef enum s3Method { S3_GET, S3_PUT, S3_DELETE } s3Method;
 
 /* Why a write re-reads the object. */
 typedef enum s3Verify {
@@ -116,7 +121,8 @@ typedef struct s3Op {
     sds result_err;               /* STORE_ERROR: the message */
 } s3Op;
 
-/* The HTTP request in flight (at most one per store). */
+/* The document's HTTP request in flight (at most one per store; segment
+ * requests have their own, in s3SegOp). */
 typedef struct s3Request {
     CURL *easy;                   /* libcurl handle, NULL when idle */
     struct curl_slist *headers;   /* request headers we add */
@@ -164,6 +170,9 @@ typedef struct s3Store {
     sds bucket;                   /* bucket name */
     sds key;                      /* object key */
     sds object_url;               /* full URL of the object */
+    sds bucket_url;               /* URL of the bucket, ending in '/': keys
+                                   * (encoded) and list queries follow it */
+    sds seg_prefix;               /* "<key>.segments/": where segments live */
     sds region;                   /* SigV4 region */
     sds sigv4;                    /* "aws:amz:<region>:s3" */
     sds access_key;               /* credentials (never logged, never in INFO) */
@@ -192,10 +201,25 @@ typedef struct s3Store {
     s3LatencyRing put_lat;        /* PUT latencies */
     s3LatencyRing get_lat;        /* GET latencies */
     sds last_error;               /* most recent failure, "" if none */
+    /* --- segments (see "Segments" below) --- */
+    struct s3SegOp *seg_ops;      /* every segment op not yet delivered */
+    struct s3SegOp *seg_queue;    /* ops waiting for a request slot, FIFO */
+    struct s3SegOp *seg_queue_tail;
+    int seg_in_flight;            /* segment requests in the multi handle */
+    long long seg_puts;           /* segment PUT requests sent */
+    long long seg_gets;           /* segment GET requests sent */
+    long long seg_deletes;        /* segment DELETE requests sent */
+    long long seg_lists;          /* ListObjectsV2 requests (pages) sent */
+    long long seg_retries;        /* segment requests repeated after a failure */
+    long long seg_conflicts;      /* segment puts reported STORE_CONFLICT */
+    long long seg_errors;         /* segment ops reported STORE_ERROR */
+    long long seg_unknown;        /* segment PUTs whose outcome was unknown */
 } s3Store;
 
 static void s3StartRequest(s3Store *s, s3Method method);
 static void s3CheckMultiInfo(s3Store *s);
+static void s3SegRequestDone(s3Store *s, CURL *easy, CURLcode rc);
+static void s3SegFreeAll(s3Store *s);
 
 /* ------------------------------------------------------------------------
  * Small helpers
@@ -784,12 +808,791 @@ static void s3VerifyResponse(s3Store *s, s3Response *r) {
     s3RetryLater(s, S3_GET);
 }
 
+/* ------------------------------------------------------------------------
+ * Segments
+ *
+ * A segment is an immutable object beside the document, under the prefix
+ * "<key>.segments/" in the same bucket (queue.json ->
+ * queue.json.segments/<name>). Unlike load/write, any number of segment
+ * operations may be in flight at once, and while a load or write is: each
+ * is an s3SegOp with its own easy handle, request state, retry state and
+ * deadline, on the store's one multi handle (so they share its connection
+ * cache and its libevent glue). s3CheckMultiInfo hands their completions
+ * here by CURLOPT_PRIVATE; the document's request keeps its own path.
+ *
+ * At most S3_SEG_MAX_IN_FLIGHT segment requests run at once; the others
+ * wait in a FIFO for a slot, so a burst of thousands of puts neither opens
+ * thousands of connections nor starves the document's commit.
+ *
+ *   seg_put   PUT with If-None-Match: * (create-only). A 412 means a
+ *             segment of that name exists: GET it, and the same bytes mean
+ *             an earlier attempt of ours landed (STORE_OK), other bytes are
+ *             STORE_CONFLICT. An unknown outcome (5xx, timeout, reset) is
+ *             simply PUT again: the condition makes a repeat harmless, and
+ *             if the first one had landed the repeat gets 412 and the GET
+ *             above resolves it. Ceph RGW 16 answers If-None-Match: * on an
+ *             existing object with 412 PreconditionFailed, like AWS.
+ *   seg_get   GET; 404 NoSuchKey is STORE_NOT_FOUND.
+ *   seg_del   DELETE; 204, 200 and 404 are all STORE_OK (S3 answers 204 for
+ *             a key that does not exist).
+ *   seg_list  ListObjectsV2 on the prefix, page after page (continuation
+ *             tokens), keys and LastModified parsed from the XML.
+ *
+ * Every failure that may be transient is retried with the document's
+ * backoff and jitter until the operation's deadline (commit-timeout-ms),
+ * then reported as STORE_ERROR. Results are delivered from the op's own
+ * event, never from inside the call that started it.
+ * --------------------------------------------------------------------- */
+#define S3_SEG_MAX_IN_FLIGHT 16 /* segment requests in flight per store */
+#define S3_SEG_NAME_MAX 128     /* longest segment name (store.h) */
+
+typedef enum s3SegKind { S3_SEG_PUT, S3_SEG_GET, S3_SEG_DEL, S3_SEG_LIST } s3SegKind;
+
+typedef enum s3SegState {
+    S3_SEG_QUEUED,  /* waiting for a request slot */
+    S3_SEG_SENDING, /* its request is in the multi handle */
+    S3_SEG_BACKOFF, /* waiting (ev as a timer) before the next attempt */
+    S3_SEG_DONE,    /* result set, ev activated to deliver it */
+} s3SegState;
+
+typedef struct s3SegOp {
+    s3Store *s;                       /* owner */
+    s3SegKind kind;                   /* what the caller asked for */
+    s3SegState state;                 /* where it is */
+    sds name;                         /* segment name ("" for a list) */
+    sds url;                          /* the segment's object URL (not list) */
+    sds data;                         /* put: the bytes to store (owned) */
+    storeSegDoneCallback *done_cb;    /* put, del */
+    storeSegGetCallback *get_cb;      /* get */
+    storeSegListCallback *list_cb;    /* list */
+    void *priv;                       /* the caller's argument */
+    long long deadline_ms;            /* monotonic ms: give up after it */
+    long long timeout_ms;             /* the op's deadline budget, for messages */
+    long long request_timeout_ms;     /* one HTTP request */
+    int failures;                     /* failed attempts (drives backoff) */
+    int verifying;                    /* put: the next request is the GET
+                                       * comparing bytes after a 412 */
+    int uncertain;                    /* put: an attempt's outcome was unknown */
+    sds last_err;                     /* why the last attempt failed */
+    struct event *ev;                 /* backoff timer, then result delivery */
+    /* The request in flight (easy == NULL when none). */
+    CURL *easy;
+    struct curl_slist *headers;
+    s3Method method;
+    sds body;                         /* response body */
+    char errbuf[CURL_ERROR_SIZE];
+    /* list: the page to fetch next and what the pages gave so far */
+    sds token;                        /* continuation token, NULL: first page */
+    sds *names;                       /* segment names (prefix removed) */
+    long long *mtimes;                /* their LastModified, unix ms */
+    size_t count;                     /* names/mtimes used */
+    size_t alloc;                     /* names/mtimes allocated */
+    /* The result. */
+    storeStatus status;
+    sds result_data;                  /* get: the segment */
+    sds result_err;                   /* STORE_ERROR: the message */
+    struct s3SegOp *prev, *next;      /* s->seg_ops */
+    struct s3SegOp *qnext;            /* s->seg_queue */
+} s3SegOp;
+
+static void s3SegSend(s3SegOp *op);
+
+static const char *s3MethodName(s3Method m) { return m == S3_PUT ? "PUT" : m == S3_DELETE ? "DELETE" : "GET"; }
+
+static const char *s3SegKindName(s3SegKind k) {
+    switch (k) {
+    case S3_SEG_PUT: return "put";
+    case S3_SEG_GET: return "get";
+    case S3_SEG_DEL: return "delete";
+    case S3_SEG_LIST: return "list";
+    }
+    return "?";
+}
+
+/* Names are made by the caller from [A-Za-z0-9._-] (store.h); anything else
+ * would address some other object, so it is refused rather than encoded. */
+static int s3SegNameValid(const char *name) {
+    size_t len = strlen(name);
+    if (len == 0 || len > S3_SEG_NAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return 0;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+              *p == '_' || *p == '-'))
+            return 0;
+    return 1;
+}
+
+/* Percent-encodes a query string value as SigV4's canonical query string
+ * wants it: everything but the unreserved characters, '/' included. */
+static sds s3EncodeQuery(sds out, const char *v) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        unsigned char c = *p;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+            c == '.' || c == '~') {
+            out = sdscatlen(out, (char *)&c, 1);
+        } else {
+            char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
+            out = sdscatlen(out, esc, 3);
+        }
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------------
+ * Segments: the XML of ListObjectsV2
+ *
+ * The answer is small and regular (ListBucketResult > Contents > Key,
+ * LastModified; IsTruncated; NextContinuationToken), so a scanner for
+ * <Tag>text</Tag> within a range is enough. Text is entity-encoded: keys
+ * and tokens are decoded before use.
+ * --------------------------------------------------------------------- */
+
+/* Finds <tag>text</tag> in [p, end): the text in [*vs, *ve), and returns
+ * the position after the closing tag; NULL if there is none. */
+static const char *s3XmlElement(const char *p, const char *end, const char *tag, const char **vs,
+                                const char **ve) {
+    char open[64], close[64];
+    int ol = snprintf(open, sizeof(open), "<%s>", tag), cl = snprintf(close, sizeof(close), "</%s>", tag);
+    if (p >= end) return NULL;
+    const char *o = memmem(p, (size_t)(end - p), open, (size_t)ol);
+    if (!o) return NULL;
+    const char *text = o + ol;
+    const char *c = memmem(text, (size_t)(end - text), close, (size_t)cl);
+    if (!c) return NULL;
+    *vs = text;
+    *ve = c;
+    return c + cl;
+}
+
+static sds s3Utf8Append(sds out, unsigned long cp) {
+    unsigned char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (unsigned char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (unsigned char)(0xC0 | (cp >> 6)), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | (cp >> 12)), b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        b[0] = (unsigned char)(0xF0 | (cp >> 18)), b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    return sdscatlen(out, b, n);
+}
+
+/* XML text -> bytes: the five predefined entities and character references.
+ * NULL if the text is not well-formed (an unknown or unterminated entity). */
+static sds s3XmlUnescape(const char *p, const char *end) {
+    static const struct { const char *name; char c; } ents[] = {
+        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+    sds out = sdsempty();
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        if (!amp) return sdscatlen(out, p, (size_t)(end - p));
+        out = sdscatlen(out, p, (size_t)(amp - p));
+        const char *semi = memchr(amp, ';', (size_t)(end - amp));
+        if (!semi || semi - amp > 12) goto bad;
+        const char *ent = amp + 1;
+        size_t elen = (size_t)(semi - ent);
+        if (elen >= 2 && ent[0] == '#') {
+            int hex = ent[1] == 'x' || ent[1] == 'X';
+            const char *d = ent + 1 + hex;
+            if (d == semi) goto bad;
+            unsigned long cp = 0;
+            for (; d < semi; d++) {
+                int v;
+                if (*d >= '0' && *d <= '9') v = *d - '0';
+                else if (hex && *d >= 'a' && *d <= 'f') v = *d - 'a' + 10;
+                else if (hex && *d >= 'A' && *d <= 'F') v = *d - 'A' + 10;
+                else goto bad;
+                cp = cp * (hex ? 16 : 10) + (unsigned long)v;
+                if (cp > 0x10FFFF) goto bad;
+            }
+            if (cp == 0) goto bad;
+            out = s3Utf8Append(out, cp);
+        } else {
+            size_t i;
+            for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++)
+                if (strlen(ents[i].name) == elen && memcmp(ents[i].name, ent, elen) == 0) break;
+            if (i == sizeof(ents) / sizeof(ents[0])) goto bad;
+            out = sdscatlen(out, &ents[i].c, 1);
+        }
+        p = semi + 1;
+    }
+    return out;
+bad:
+    sdsfree(out);
+    return NULL;
+}
+
+/* "2026-12-01T21:41:59.162Z" (ISO 8601, UTC or with an offset) -> unix ms.
+ * Returns 0, or -1 if it is not such a time. */
+static int s3ParseIsoTime(const char *p, const char *end, long long *ms) {
+    char buf[64];
+    size_t len = (size_t)(end - p);
+    if (len >= sizeof(buf)) return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    struct tm tm = {0};
+    int n = 0;
+    if (sscanf(buf, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &n) != 6 || n == 0)
+        return -1;
+    const char *q = buf + n;
+    long long frac_ms = 0;
+    if (*q == '.') {
+        int digits = 0;
+        for (q++; *q >= '0' && *q <= '9'; q++, digits++)
+            if (digits < 3) frac_ms = frac_ms * 10 + (*q - '0');
+        if (digits == 0) return -1;
+        for (; digits < 3; digits++) frac_ms *= 10;
+    }
+    long long offset_s = 0;
+    if (*q == 'Z') {
+        q++;
+    } else if (*q == '+' || *q == '-') {
+        int hh, mm, k = 0;
+        if (sscanf(q + 1, "%2d:%2d%n", &hh, &mm, &k) != 2 || k != 5) return -1;
+        offset_s = (hh * 3600LL + mm * 60LL) * (*q == '-' ? -1 : 1);
+        q += 1 + k;
+    }
+    if (*q != '\0') return -1;
+    if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+        tm.tm_min > 59 || tm.tm_sec > 60)
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1) return -1;
+    *ms = ((long long)t - offset_s) * 1000 + frac_ms;
+    return 0;
+}
+
+static void s3SegListAdd(s3SegOp *op, sds name, long long mtime_ms) {
+    if (op->count == op->alloc) {
+        op->alloc = op->alloc ? op->alloc * 2 : 64;
+        op->names = zrealloc(op->names, op->alloc * sizeof(sds));
+        op->mtimes = zrealloc(op->mtimes, op->alloc * sizeof(long long));
+    }
+    op->names[op->count] = name;
+    op->mtimes[op->count] = mtime_ms;
+    op->count++;
+}
+
+/* Adds one page's segments to op; sets *next_token (NULL on the last
+ * page). Returns 0, or -1 with *why set when the page makes no sense. */
+static int s3SegParseListPage(s3SegOp *op, const char *xml, size_t len, sds *next_token, const char **why) {
+    const char *end = xml + len, *vs, *ve;
+    const char *prefix = op->s->seg_prefix;
+    size_t plen = sdslen(op->s->seg_prefix);
+    *next_token = NULL;
+    if (!memmem(xml, len, "<ListBucketResult", 17)) {
+        *why = "not a ListBucketResult";
+        return -1;
+    }
+    const char *p = xml;
+    const char *cs, *ce;
+    while ((p = s3XmlElement(p, end, "Contents", &cs, &ce))) {
+        const char *ks, *ke, *ts, *te;
+        long long mtime;
+        if (!s3XmlElement(cs, ce, "Key", &ks, &ke) || !s3XmlElement(cs, ce, "LastModified", &ts, &te)) {
+            *why = "a <Contents> without <Key> or <LastModified>";
+            return -1;
+        }
+        if (s3ParseIsoTime(ts, te, &mtime) == -1) {
+            *why = "a <LastModified> that is not an ISO 8601 time";
+            return -1;
+        }
+        sds key = s3XmlUnescape(ks, ke);
+        if (!key) {
+            *why = "a <Key> with a malformed XML entity";
+            return -1;
+        }
+        /* Only plain names directly under the prefix are segments: other
+         * keys there are none of ours, and no caller could name them. */
+        if (sdslen(key) > plen && memcmp(key, prefix, plen) == 0 && s3SegNameValid(key + plen)) {
+            sds name = sdsnewlen(key + plen, sdslen(key) - plen);
+            s3SegListAdd(op, name, mtime);
+        } else {
+            serverLog(LL_VERBOSE, "S3 store %s: listing segments: ignoring key '%s'", op->s->st->location, key);
+        }
+        sdsfree(key);
+    }
+    if (s3XmlElement(xml, end, "IsTruncated", &vs, &ve) && ve - vs == 4 && memcmp(vs, "true", 4) == 0) {
+        if (!s3XmlElement(xml, end, "NextContinuationToken", &vs, &ve) || ve == vs ||
+            !(*next_token = s3XmlUnescape(vs, ve))) {
+            *why = "IsTruncated without a usable NextContinuationToken";
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Segments: life cycle of an op
+ * --------------------------------------------------------------------- */
+
+/* Frees the op's request: removed from the multi handle (the connection
+ * stays cached there), its slot given back. */
+static void s3SegFreeRequest(s3SegOp *op) {
+    if (op->easy) {
+        curl_multi_remove_handle(op->s->multi, op->easy);
+        curl_easy_cleanup(op->easy);
+        op->easy = NULL;
+        op->s->seg_in_flight--;
+    }
+    curl_slist_free_all(op->headers);
+    op->headers = NULL;
+    sdsfree(op->body);
+    op->body = NULL;
+}
+
+/* Frees an op that is in no list (and no queue) any more. */
+static void s3SegFree(s3SegOp *op) {
+    s3SegFreeRequest(op);
+    if (op->ev) event_free(op->ev);
+    sdsfree(op->name);
+    sdsfree(op->url);
+    sdsfree(op->data);
+    sdsfree(op->last_err);
+    sdsfree(op->token);
+    for (size_t i = 0; i < op->count; i++) sdsfree(op->names[i]);
+    zfree(op->names);
+    zfree(op->mtimes);
+    sdsfree(op->result_data);
+    sdsfree(op->result_err);
+    zfree(op);
+}
+
+static void s3SegUnlink(s3SegOp *op) {
+    s3Store *s = op->s;
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        s->seg_ops = op->next;
+    if (op->next) op->next->prev = op->prev;
+    op->prev = op->next = NULL;
+}
+
+/* close(): every op still in flight is abandoned without its callback. A
+ * put that was sent may still land, as if we had crashed: its name is
+ * never reused and nothing names it, so it is only garbage to collect. */
+static void s3SegFreeAll(s3Store *s) {
+    int abandoned = 0;
+    while (s->seg_ops) {
+        s3SegOp *op = s->seg_ops;
+        s3SegUnlink(op);
+        if (op->state != S3_SEG_DONE) abandoned++;
+        s3SegFree(op);
+    }
+    s->seg_queue = s->seg_queue_tail = NULL;
+    if (abandoned)
+        serverLog(LL_VERBOSE, "S3 store %s: closed with %d segment operations in flight",
+                  s->st && s->st->location ? s->st->location : "", abandoned);
+}
+
+/* Delivers the result (from the op's event: nothing of ours is on the
+ * stack, so the callback may start other operations or close the store). */
+static void s3SegDeliver(s3SegOp *op) {
+    s3SegUnlink(op);
+    const char *err = op->status == STORE_ERROR ? op->result_err : NULL;
+    switch (op->kind) {
+    case S3_SEG_PUT:
+    case S3_SEG_DEL: op->done_cb(op->priv, op->status, err); break;
+    case S3_SEG_GET:
+        if (op->status == STORE_OK)
+            op->get_cb(op->priv, op->status, op->result_data, sdslen(op->result_data), NULL);
+        else
+            op->get_cb(op->priv, op->status, NULL, 0, err);
+        break;
+    case S3_SEG_LIST:
+        if (op->status == STORE_OK)
+            op->list_cb(op->priv, op->status, (const char *const *)op->names, op->mtimes, op->count, NULL);
+        else
+            op->list_cb(op->priv, op->status, NULL, NULL, 0, err);
+        break;
+    }
+    /* The store may be gone now: op is all we touch. */
+    s3SegFree(op);
+}
+
+/* The op's event: a backoff ended (send again) or a result is ready. */
+static void s3SegEvent(evutil_socket_t fd, short what, void *arg) {
+    S3_UNUSED(fd);
+    S3_UNUSED(what);
+    s3SegOp *op = arg;
+    if (op->state == S3_SEG_DONE)
+        s3SegDeliver(op);
+    else
+        s3SegSend(op);
+}
+
+/* Records the result and schedules its delivery. */
+static void s3SegFinish(s3SegOp *op, storeStatus status, sds data, const char *err) {
+    s3Store *s = op->s;
+    op->state = S3_SEG_DONE;
+    op->status = status;
+    op->result_data = data;
+    op->result_err = err ? sdsnew(err) : NULL;
+    if (status == STORE_CONFLICT) s->seg_conflicts++;
+    if (status == STORE_ERROR) {
+        s->seg_errors++;
+        s3SetLastError(s, err);
+        serverLog(LL_WARNING, "S3 store %s: %s", s->st->location, err);
+    }
+    event_active(op->ev, EV_TIMEOUT, 1);
+}
+
+/* Remembers why an attempt failed, for the final message and INFO. */
+static void s3SegNoteFailure(s3SegOp *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s3SegNoteFailure(s3SegOp *op, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds msg = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    sdsfree(op->last_err);
+    op->last_err = msg;
+    s3SetLastError(op->s, msg);
+}
+
+static void s3SegNoteHttpFailure(s3SegOp *op, const s3Response *r, const char *what) {
+    const char *method = s3MethodName(r->method);
+    if (r->rc != CURLE_OK) {
+        s3SegNoteFailure(op, "%s%s: %s", method, what, r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->rc));
+        return;
+    }
+    sds code = s3ErrorCode(r->body);
+    s3SegNoteFailure(op, "%s%s: HTTP %ld%s%s", method, what, r->status, sdslen(code) ? " " : "", code);
+    sdsfree(code);
+}
+
+/* Waits (the document's backoff and jitter) and tries again; or, when the
+ * deadline would pass, reports STORE_ERROR. */
+static void s3SegRetryLater(s3SegOp *op) {
+    s3Store *s = op->s;
+    op->failures++;
+    long long cap = S3_BACKOFF_BASE_MS << (op->failures < 7 ? op->failures - 1 : 6);
+    if (cap > S3_BACKOFF_MAX_MS) cap = S3_BACKOFF_MAX_MS;
+    long long delay = cap / 2 + (long long)(s3Random(s) % (uint64_t)(cap / 2 + 1));
+    if (s3MonoMs() + delay >= op->deadline_ms) {
+        sds msg;
+        if (op->kind == S3_SEG_PUT && op->uncertain)
+            msg = sdscatprintf(sdsempty(),
+                               "segment put %s not confirmed within %lld ms: a PUT had an unknown outcome, so "
+                               "the segment may exist (%s)",
+                               op->name, op->timeout_ms, op->last_err);
+        else if (op->kind == S3_SEG_LIST)
+            msg = sdscatprintf(sdsempty(), "segment list failed after %d attempts in %lld ms (%s)", op->failures,
+                               op->timeout_ms, op->last_err);
+        else
+            msg = sdscatprintf(sdsempty(), "segment %s %s failed after %d attempts in %lld ms (%s)",
+                               s3SegKindName(op->kind), op->name, op->failures, op->timeout_ms, op->last_err);
+        s3SegFinish(op, STORE_ERROR, NULL, msg);
+        sdsfree(msg);
+        return;
+    }
+    s->seg_retries++;
+    op->state = S3_SEG_BACKOFF;
+    serverLog(LL_VERBOSE, "S3 store %s: segment %s %s: %s; retrying in %lld ms", s->st->location,
+              s3SegKindName(op->kind), op->name, op->last_err, delay);
+    struct timeval tv = {delay / 1000, (delay % 1000) * 1000};
+    evtimer_add(op->ev, &tv);
+}
+
+static size_t s3SegWriteBody(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    s3SegOp *op = userdata;
+    op->body = sdscatlen(op->body, ptr, size * nmemb);
+    return size * nmemb;
+}
+
+/* The URL of the op's next request. */
+static sds s3SegRequestUrl(s3SegOp *op) {
+    if (op->kind != S3_SEG_LIST) return sdsdup(op->url);
+    /* SigV4 signs the query string in canonical form: parameters sorted by
+     * name, names and values percent-encoded ('/' too). libcurl 7.88 signs
+     * the query as given, so it is built canonical. */
+    sds u = sdscat(sdsdup(op->s->bucket_url), "?");
+    if (op->token) {
+        u = sdscat(u, "continuation-token=");
+        u = s3EncodeQuery(u, op->token);
+        u = sdscat(u, "&");
+    }
+    u = sdscat(u, "list-type=2&prefix=");
+    return s3EncodeQuery(u, op->s->seg_prefix);
+}
+
+/* Starts the op's next request (a slot is free). */
+static void s3SegStartRequest(s3SegOp *op) {
+    s3Store *s = op->s;
+    serverAssert(op->easy == NULL);
+    op->state = S3_SEG_SENDING;
+    op->method = op->kind == S3_SEG_PUT && !op->verifying ? S3_PUT : op->kind == S3_SEG_DEL ? S3_DELETE : S3_GET;
+    op->body = sdsempty();
+    op->errbuf[0] = '\0';
+    CURL *e = curl_easy_init();
+    if (!e) {
+        s3SegNoteFailure(op, "curl_easy_init failed");
+        s3SegFreeRequest(op);
+        s3SegRetryLater(op);
+        return;
+    }
+
+    long long timeout = op->request_timeout_ms;
+    long long remaining = op->deadline_ms - s3MonoMs();
+    if (remaining < S3_MIN_REQUEST_TIMEOUT_MS) remaining = S3_MIN_REQUEST_TIMEOUT_MS;
+    if (timeout > remaining) timeout = remaining;
+
+    sds url = s3SegRequestUrl(op);
+    curl_easy_setopt(e, CURLOPT_URL, url); /* libcurl copies it */
+    sdsfree(url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, op);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)timeout);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, op->errbuf);
+    curl_easy_setopt(e, CURLOPT_AWS_SIGV4, s->sigv4);
+    curl_easy_setopt(e, CURLOPT_USERNAME, s->access_key);
+    curl_easy_setopt(e, CURLOPT_PASSWORD, s->secret_key);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, s3SegWriteBody);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, op);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (s->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, s->ca_file);
+    if (s->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    /* As for the document (s3StartRequest): S3 wants the header, libcurl
+     * signs with it. */
+    op->headers = curl_slist_append(op->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    if (s->session_token) {
+        sds h = sdscatsds(sdsnew("x-amz-security-token: "), s->session_token);
+        op->headers = curl_slist_append(op->headers, h);
+        sdsfree(h);
+    }
+    if (op->method == S3_PUT) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, op->data);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)sdslen(op->data));
+        op->headers = curl_slist_append(op->headers, "Content-Type: application/octet-stream");
+        op->headers = curl_slist_append(op->headers, "If-None-Match: *");
+        s->seg_puts++;
+    } else if (op->method == S3_DELETE) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+        s->seg_deletes++;
+    } else {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        if (op->kind == S3_SEG_LIST)
+            s->seg_lists++;
+        else
+            s->seg_gets++;
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, op->headers);
+    /* Only arms libcurl's timer: the transfer starts from the loop. */
+    CURLMcode mc = curl_multi_add_handle(s->multi, e);
+    if (mc != CURLM_OK) {
+        curl_easy_cleanup(e);
+        s3SegNoteFailure(op, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
+        s3SegFreeRequest(op);
+        s3SegRetryLater(op);
+        return;
+    }
+    op->easy = e;
+    s->seg_in_flight++;
+}
+
+/* Sends the op's next request now, or queues it until a slot is free. */
+static void s3SegSend(s3SegOp *op) {
+    s3Store *s = op->s;
+    if (s->seg_in_flight >= S3_SEG_MAX_IN_FLIGHT) {
+        op->state = S3_SEG_QUEUED;
+        op->qnext = NULL;
+        if (s->seg_queue_tail)
+            s->seg_queue_tail->qnext = op;
+        else
+            s->seg_queue = op;
+        s->seg_queue_tail = op;
+        return;
+    }
+    s3SegStartRequest(op);
+}
+
+static int s3SegQueued(s3Store *s) {
+    int n = 0;
+    for (s3SegOp *op = s->seg_queue; op; op = op->qnext) n++;
+    return n;
+}
+
+/* Gives free slots to queued ops, oldest first. */
+static void s3SegPump(s3Store *s) {
+    while (s->seg_queue && s->seg_in_flight < S3_SEG_MAX_IN_FLIGHT) {
+        s3SegOp *op = s->seg_queue;
+        s->seg_queue = op->qnext;
+        if (!s->seg_queue) s->seg_queue_tail = NULL;
+        op->qnext = NULL;
+        s3SegStartRequest(op);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Segments: responses
+ * --------------------------------------------------------------------- */
+
+/* seg_put's PUT came back. */
+static void s3SegPutResponse(s3SegOp *op, s3Response *r) {
+    if (s3IsSuccess(r)) {
+        s3SegFinish(op, STORE_OK, NULL, NULL);
+        return;
+    }
+    if (s3IsStatus(r, 412)) {
+        /* A segment of this name exists: ours (an earlier attempt, or
+         * libcurl's silent re-send on a dead reused connection, landed), or
+         * someone else's. Its bytes tell. */
+        op->verifying = 1;
+        s3SegSend(op);
+        return;
+    }
+    if (s3IsStatus(r, 409)) {
+        /* ConditionalRequestConflict: another conditional write on the key
+         * was in progress. Nothing applied; try again after a backoff. */
+        s3SegNoteHttpFailure(op, r, " (concurrent conditional write)");
+        s3SegRetryLater(op);
+        return;
+    }
+    if ((r->rc != CURLE_OK && !s3NotSent(r->rc)) || (r->rc == CURLE_OK && r->status >= 500)) {
+        /* Unknown outcome: PUT again. The condition makes that safe, and a
+         * 412 then sends us to the comparison above. */
+        s3SegNoteHttpFailure(op, r, ", outcome unknown");
+        if (!op->uncertain) op->s->seg_unknown++;
+        op->uncertain = 1;
+        s3SegRetryLater(op);
+        return;
+    }
+    s3SegNoteHttpFailure(op, r, "");
+    s3SegRetryLater(op);
+}
+
+/* seg_put read the existing segment after a 412. */
+static void s3SegVerifyResponse(s3SegOp *op, s3Response *r) {
+    if (s3IsStatus(r, 200)) {
+        int same = sdslen(r->body) == sdslen(op->data) && memcmp(r->body, op->data, sdslen(op->data)) == 0;
+        if (same && (op->uncertain || op->failures))
+            serverLog(LL_VERBOSE, "S3 store %s: segment %s: 412, and it holds our bytes: an earlier attempt landed",
+                      op->s->st->location, op->name);
+        s3SegFinish(op, same ? STORE_OK : STORE_CONFLICT, NULL, NULL);
+        return;
+    }
+    if (s3IsNoSuchKey(r)) {
+        /* 412, yet nothing there: it was deleted in between. Create again. */
+        op->verifying = 0;
+        s3SegNoteFailure(op, "PUT: 412, but the segment did not exist when re-read");
+        s3SegRetryLater(op);
+        return;
+    }
+    s3SegNoteHttpFailure(op, r, " (reading the existing segment after 412)");
+    s3SegRetryLater(op);
+}
+
+static void s3SegGetResponse(s3SegOp *op, s3Response *r) {
+    if (s3IsStatus(r, 200)) {
+        sds data = r->body;
+        r->body = NULL;
+        s3SegFinish(op, STORE_OK, data, NULL);
+        return;
+    }
+    if (s3IsNoSuchKey(r)) {
+        s3SegFinish(op, STORE_NOT_FOUND, NULL, NULL);
+        return;
+    }
+    s3SegNoteHttpFailure(op, r, "");
+    s3SegRetryLater(op);
+}
+
+static void s3SegDelResponse(s3SegOp *op, s3Response *r) {
+    /* Deleting what is not there is success: the result is the same. */
+    if (s3IsSuccess(r) || s3IsNoSuchKey(r)) {
+        s3SegFinish(op, STORE_OK, NULL, NULL);
+        return;
+    }
+    s3SegNoteHttpFailure(op, r, "");
+    s3SegRetryLater(op);
+}
+
+static void s3SegListResponse(s3SegOp *op, s3Response *r) {
+    if (!s3IsStatus(r, 200)) {
+        s3SegNoteHttpFailure(op, r, " (list)");
+        s3SegRetryLater(op);
+        return;
+    }
+    sds next = NULL;
+    const char *why = NULL;
+    size_t before = op->count;
+    if (s3SegParseListPage(op, r->body, sdslen(r->body), &next, &why) == -1) {
+        /* Perhaps a truncated or mangled answer: drop this page's names
+         * and fetch it again. */
+        while (op->count > before) sdsfree(op->names[--op->count]);
+        s3SegNoteFailure(op, "GET (list): unexpected answer: %s", why);
+        s3SegRetryLater(op);
+        return;
+    }
+    if (next && op->token && strcmp(next, op->token) == 0) {
+        /* The same token again would loop forever. */
+        sdsfree(next);
+        while (op->count > before) sdsfree(op->names[--op->count]);
+        s3SegNoteFailure(op, "GET (list): the server returned the same continuation token twice");
+        s3SegRetryLater(op);
+        return;
+    }
+    sdsfree(op->token);
+    op->token = next;
+    if (!next) {
+        s3SegFinish(op, STORE_OK, NULL, NULL);
+        return;
+    }
+    /* The next page is progress, not a failure: a fresh backoff. */
+    op->failures = 0;
+    s3SegSend(op);
+}
+
+/* s3CheckMultiInfo: a segment request finished. */
+static void s3SegRequestDone(s3Store *s, CURL *easy, CURLcode rc) {
+    s3SegOp *op = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&op);
+    if (!op || op->easy != easy) return; /* not ours (cannot happen) */
+    s3Response r = {.method = op->method, .rc = rc, .body = op->body};
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
+    memcpy(r.errbuf, op->errbuf, sizeof(r.errbuf));
+    op->body = NULL;
+    s3SegFreeRequest(op);
+    /* The slot is free: the oldest waiting op gets it before this one may
+     * want another. */
+    s3SegPump(s);
+    switch (op->kind) {
+    case S3_SEG_PUT:
+        if (r.method == S3_PUT)
+            s3SegPutResponse(op, &r);
+        else
+            s3SegVerifyResponse(op, &r);
+        break;
+    case S3_SEG_GET: s3SegGetResponse(op, &r); break;
+    case S3_SEG_DEL: s3SegDelResponse(op, &r); break;
+    case S3_SEG_LIST: s3SegListResponse(op, &r); break;
+    }
+    sdsfree(r.body);
+}
+
 /* Drains libcurl's completion messages. */
 static void s3CheckMultiInfo(s3Store *s) {
     CURLMsg *msg;
     int left;
     while ((msg = curl_multi_info_read(s->multi, &left))) {
-        if (msg->msg != CURLMSG_DONE || msg->easy_handle != s->req.easy) continue;
+        if (msg->msg != CURLMSG_DONE) continue;
+        if (msg->easy_handle != s->req.easy) {
+            /* Not the document's request: a segment request (its s3SegOp
+             * is the handle's CURLOPT_PRIVATE). */
+            s3SegRequestDone(s, msg->easy_handle, msg->data.result);
+            continue;
+        }
         s3Request *q = &s->req;
         s3Response r = {.method = q->method, .rc = msg->data.result, .body = q->body, .etag = q->etag};
         curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &r.status);
@@ -871,13 +1674,16 @@ static int s3BuildObjectUrl(s3Store *s, sds *err) {
         u = sdscat(u, host);
         u = sdscat(u, "/");
     }
+    s->bucket_url = sdsdup(u);
     s->object_url = s3EncodeKey(u, s->key);
+    s->seg_prefix = sdscat(sdsdup(s->key), ".segments/");
     return 0;
 }
 
 static void s3FreeStore(s3Store *s) {
     if (!s) return;
     s3FreeRequest(s);
+    s3SegFreeAll(s); /* before the multi handle: their easy handles are in it */
     if (s->multi) curl_multi_cleanup(s->multi); /* closes the sockets: REMOVE callbacks */
     if (s->timer_ev) event_free(s->timer_ev);
     if (s->retry_ev) event_free(s->retry_ev);
@@ -887,6 +1693,8 @@ static void s3FreeStore(s3Store *s) {
     sdsfree(s->bucket);
     sdsfree(s->key);
     sdsfree(s->object_url);
+    sdsfree(s->bucket_url);
+    sdsfree(s->seg_prefix);
     sdsfree(s->region);
     sdsfree(s->sigv4);
     if (s->access_key) explicit_bzero(s->access_key, sdslen(s->access_key));
@@ -994,6 +1802,66 @@ static void s3Write(store *st, sds data, const char *expect_version, storeWriteC
     s3StartRequest(s, S3_PUT);
 }
 
+/* A new segment op, in the store's list, with its deadline. */
+static s3SegOp *s3SegNew(s3Store *s, s3SegKind kind, const char *name, void *priv) {
+    s3SegOp *op = zcalloc(sizeof(*op));
+    op->s = s;
+    op->kind = kind;
+    op->priv = priv;
+    op->name = sdsnew(name ? name : "");
+    op->last_err = sdsempty();
+    /* Runtime settings (CONFIG SET), read per op like the document's. */
+    long long req_ms = server.cfg.s3_request_timeout_ms, op_ms = server.cfg.commit_timeout_ms;
+    op->request_timeout_ms = req_ms > 0 ? req_ms : S3_DEFAULT_REQUEST_TIMEOUT_MS;
+    op->timeout_ms = op_ms > 0 ? op_ms : S3_DEFAULT_DEADLINE_MS;
+    op->deadline_ms = s3MonoMs() + op->timeout_ms;
+    op->ev = evtimer_new(s->base, s3SegEvent, op);
+    serverAssert(op->ev != NULL);
+    if (kind != S3_SEG_LIST) op->url = s3EncodeKey(s3EncodeKey(sdsdup(s->bucket_url), s->seg_prefix), op->name);
+    op->next = s->seg_ops;
+    if (s->seg_ops) s->seg_ops->prev = op;
+    s->seg_ops = op;
+    return op;
+}
+
+/* Sends the op's first request; a bad name is reported (from the loop, like
+ * every result) without any I/O. */
+static void s3SegBegin(s3SegOp *op) {
+    if (op->kind != S3_SEG_LIST && !s3SegNameValid(op->name)) {
+        sds msg = sdscatprintf(sdsempty(), "segment %s: invalid segment name '%s'", s3SegKindName(op->kind),
+                               op->name);
+        s3SegFinish(op, STORE_ERROR, NULL, msg);
+        sdsfree(msg);
+        return;
+    }
+    s3SegSend(op);
+}
+
+static void s3SegPut(store *st, const char *name, sds data, storeSegDoneCallback *cb, void *priv) {
+    s3SegOp *op = s3SegNew(st->state, S3_SEG_PUT, name, priv);
+    op->done_cb = cb;
+    op->data = data;
+    s3SegBegin(op);
+}
+
+static void s3SegGet(store *st, const char *name, storeSegGetCallback *cb, void *priv) {
+    s3SegOp *op = s3SegNew(st->state, S3_SEG_GET, name, priv);
+    op->get_cb = cb;
+    s3SegBegin(op);
+}
+
+static void s3SegDel(store *st, const char *name, storeSegDoneCallback *cb, void *priv) {
+    s3SegOp *op = s3SegNew(st->state, S3_SEG_DEL, name, priv);
+    op->done_cb = cb;
+    s3SegBegin(op);
+}
+
+static void s3SegList(store *st, storeSegListCallback *cb, void *priv) {
+    s3SegOp *op = s3SegNew(st->state, S3_SEG_LIST, NULL, priv);
+    op->list_cb = cb;
+    s3SegBegin(op);
+}
+
 static sds s3Info(store *st, sds out) {
     s3Store *s = st->state;
     out = sdscatprintf(out,
@@ -1025,6 +1893,20 @@ static sds s3Info(store *st, sds out) {
                        s3LatencyPercentile(&s->get_lat, 50), s3LatencyPercentile(&s->get_lat, 99), s->retries,
                        s->conflicts, s->errors, s->unknown_outcomes, s->unknown_applied, s->unknown_not_applied,
                        s->last_error);
+    out = sdscatprintf(out,
+                       "store_s3_segment_prefix:%s\r\n"
+                       "store_s3_segment_puts:%lld\r\n"
+                       "store_s3_segment_gets:%lld\r\n"
+                       "store_s3_segment_deletes:%lld\r\n"
+                       "store_s3_segment_lists:%lld\r\n"
+                       "store_s3_segment_retries:%lld\r\n"
+                       "store_s3_segment_conflicts:%lld\r\n"
+                       "store_s3_segment_errors:%lld\r\n"
+                       "store_s3_segment_unknown_outcomes:%lld\r\n"
+                       "store_s3_segment_requests_in_flight:%d\r\n"
+                       "store_s3_segment_requests_queued:%d\r\n",
+                       s->seg_prefix, s->seg_puts, s->seg_gets, s->seg_deletes, s->seg_lists, s->seg_retries,
+                       s->seg_conflicts, s->seg_errors, s->seg_unknown, s->seg_in_flight, s3SegQueued(s));
     return out;
 }
 
@@ -1049,4 +1931,8 @@ const storeType s3StoreType = {
     .write = s3Write,
     .info = s3Info,
     .close = s3Close,
+    .seg_put = s3SegPut,
+    .seg_get = s3SegGet,
+    .seg_del = s3SegDel,
+    .seg_list = s3SegList,
 };

@@ -17,6 +17,11 @@ stores and networks do, mostly for PUTs (the commits):
   fail_puts=N         the next N PUTs get `fail_status` (500 InternalError or
                       503 SlowDown) without being forwarded
   fail_gets=N         the next N GETs get 503 SlowDown, not forwarded
+  pass_gets=N         the next N GETs are forwarded untouched before
+                      fail_gets applies (to fail, say, a list's second page)
+  fail_deletes=N      the next N DELETEs get 503 SlowDown, not forwarded
+  drop_deletes=N      the next N DELETEs: forward, then reset the client
+                      connection without replying
   reset_puts=N        the next N PUTs: read the request, then reset the
                       connection (TCP RST) without forwarding
   drop_puts=N         the next N PUTs: forward (the PUT is applied upstream),
@@ -33,7 +38,7 @@ Control API, on the same port (no bucket can be named "__fault__"):
   GET  /__fault__  JSON: current settings and counters
 
 Counters: requests, puts, puts_forwarded, puts_applied (upstream answered
-2xx), gets, and injected_<fault> for every fault fired.
+2xx), gets, deletes, and injected_<fault> for every fault fired.
 
 Stdlib only; one thread per connection; HTTP/1.1 keep-alive both ways
 (upstream: one connection per request, so the proxy never retries a request
@@ -65,6 +70,9 @@ DEFAULTS = {
     "fail_puts": 0,
     "fail_status": 503,
     "fail_gets": 0,
+    "pass_gets": 0,
+    "fail_deletes": 0,
+    "drop_deletes": 0,
     "reset_puts": 0,
     "drop_puts": 0,
     "error_after_apply": 0,
@@ -284,9 +292,22 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         delay = STATE.setting("get_delay_ms")
         if delay:
             time.sleep(delay / 1000.0)
-        if STATE.take("fail_gets"):
+        passed = STATE.take("pass_gets")
+        if not passed and STATE.take("fail_gets"):
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
         self.relay(self.forward(None))
+
+    def do_DELETE(self):
+        STATE.count("requests")
+        STATE.count("deletes")
+        body = self.read_body()
+        if STATE.take("fail_deletes"):
+            return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
+        drop = STATE.take("drop_deletes")
+        result = self.forward(body)
+        if drop:
+            return self.reset_connection()
+        self.relay(result)
 
     def do_POST(self):
         if self.path.split("?")[0] == CONTROL_PATH:
@@ -298,7 +319,6 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         self.relay(self.forward(self.read_body()))
 
     do_HEAD = generic
-    do_DELETE = generic
 
 
 class Server(http.server.ThreadingHTTPServer):

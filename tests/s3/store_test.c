@@ -5,7 +5,9 @@
  * Ceph RGW directly and through tests/s3/faultproxy.py, and checks outcomes,
  * never timings: a write reported OK is stored, a conflict or error leaves
  * the document as it was, no write is applied twice, the store recovers once
- * a fault stops, and callbacks never run inside load()/write().
+ * a fault stops, and callbacks never run inside load()/write(). The same for
+ * segments: create-only puts (CONFLICT on other bytes, OK on the same),
+ * get/delete/list, many at once beside a document write, faults on each.
  *
  * Environment (tests/s3/run.sh sets it up):
  *   S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, S3_BUCKET
@@ -801,6 +803,652 @@ static void testUrls(void) {
     checkUrl("http://localhost:9000", "us-east-1", 0, "s3://b/k", "http://localhost:9000/b/k");
 }
 
+/* ------------------------------------------------------------------------
+ * Segments
+ * --------------------------------------------------------------------- */
+typedef struct segResult {
+    int done;
+    storeStatus status;
+    sds data;      /* get: the segment */
+    sds err;
+    sds *names;    /* list */
+    long long *mtimes;
+    size_t count;
+} segResult;
+
+static void segResultFree(segResult *r) {
+    sdsfree(r->data);
+    sdsfree(r->err);
+    for (size_t i = 0; i < r->count; i++) sdsfree(r->names[i]);
+    zfree(r->names);
+    zfree(r->mtimes);
+    memset(r, 0, sizeof(*r));
+}
+
+static void segDone(void *priv, storeStatus status, const char *err) {
+    segResult *r = priv;
+    if (in_store_call) reentrant_calls++;
+    r->done = 1;
+    r->status = status;
+    r->err = err ? sdsnew(err) : NULL;
+}
+
+static void segGetDone(void *priv, storeStatus status, const char *data, size_t len, const char *err) {
+    segResult *r = priv;
+    if (in_store_call) reentrant_calls++;
+    r->done = 1;
+    r->status = status;
+    r->data = data ? sdsnewlen(data, len) : NULL;
+    r->err = err ? sdsnew(err) : NULL;
+}
+
+static void segListDone(void *priv, storeStatus status, const char *const *names, const long long *mtimes,
+                        size_t count, const char *err) {
+    segResult *r = priv;
+    if (in_store_call) reentrant_calls++;
+    r->done = 1;
+    r->status = status;
+    r->err = err ? sdsnew(err) : NULL;
+    r->count = count;
+    r->names = zmalloc(sizeof(sds) * (count ? count : 1));
+    r->mtimes = zmalloc(sizeof(long long) * (count ? count : 1));
+    for (size_t i = 0; i < count; i++) {
+        r->names[i] = sdsnew(names[i]);
+        r->mtimes[i] = mtimes[i];
+    }
+}
+
+static segResult doSegPut(store *st, const char *name, const char *data, size_t len) {
+    segResult r = {0};
+    in_store_call = 1;
+    st->type->seg_put(st, name, sdsnewlen(data, len), segDone, &r);
+    in_store_call = 0;
+    runUntil(&r.done, NULL);
+    return r;
+}
+
+static segResult doSegPutStr(store *st, const char *name, const char *data) {
+    return doSegPut(st, name, data, strlen(data));
+}
+
+static segResult doSegGet(store *st, const char *name) {
+    segResult r = {0};
+    in_store_call = 1;
+    st->type->seg_get(st, name, segGetDone, &r);
+    in_store_call = 0;
+    runUntil(&r.done, NULL);
+    return r;
+}
+
+static segResult doSegDel(store *st, const char *name) {
+    segResult r = {0};
+    in_store_call = 1;
+    st->type->seg_del(st, name, segDone, &r);
+    in_store_call = 0;
+    runUntil(&r.done, NULL);
+    return r;
+}
+
+static segResult doSegList(store *st) {
+    segResult r = {0};
+    in_store_call = 1;
+    st->type->seg_list(st, segListDone, &r);
+    in_store_call = 0;
+    runUntil(&r.done, NULL);
+    return r;
+}
+
+static int segGetEquals(store *st, const char *name, const char *data, size_t len) {
+    segResult g = doSegGet(st, name);
+    int eq = g.status == STORE_OK && g.data && sdslen(g.data) == len && memcmp(g.data, data, len) == 0;
+    segResultFree(&g);
+    return eq;
+}
+
+/* Index of name in a list result, or -1. */
+static long segListFind(const segResult *r, const char *name) {
+    for (size_t i = 0; i < r->count; i++)
+        if (strcmp(r->names[i], name) == 0) return (long)i;
+    return -1;
+}
+
+static void runUntilAll(segResult *rs, int n, int *also) {
+    for (;;) {
+        int all = also ? *also : 1;
+        for (int i = 0; i < n && all; i++) all = rs[i].done;
+        if (all) return;
+        event_base_loop(base, EVLOOP_ONCE);
+    }
+}
+
+static long long nowMs(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void testSegmentsBasics(void) {
+    sds key = uniqueKey("segments");
+    store *st = openStore(endpoint, key, 10000, 5000);
+    long long t0 = nowMs();
+
+    segResult l = doSegList(st);
+    check(l.status == STORE_OK && l.count == 0, "segments: list of a store without segments is empty",
+          "got %s, %zu names (%s)", statusName(l.status), l.count, l.err ? l.err : "");
+    segResultFree(&l);
+
+    segResult p = doSegPutStr(st, "seg-1", "first segment");
+    check(p.status == STORE_OK, "segments: put", "got %s (%s)", statusName(p.status), p.err ? p.err : "");
+    segResultFree(&p);
+    check(segGetEquals(st, "seg-1", "first segment", 13), "segments: get returns the bytes put", NULL);
+
+    /* Where it lives: the object <key>.segments/<name>, readable as such. */
+    sds objkey = sdscatprintf(sdsdup(key), ".segments/%s", "seg-1");
+    result r = storedState(objkey);
+    check(r.status == STORE_OK && r.data && strcmp(r.data, "first segment") == 0,
+          "segments: a segment is the object <key>.segments/<name>", "got %s", statusName(r.status));
+    resultFree(&r);
+    sdsfree(objkey);
+
+    p = doSegPutStr(st, "seg-1", "other bytes");
+    check(p.status == STORE_CONFLICT, "segments: put of an existing name with other bytes is CONFLICT",
+          "got %s (%s)", statusName(p.status), p.err ? p.err : "");
+    segResultFree(&p);
+    check(segGetEquals(st, "seg-1", "first segment", 13), "... and leaves the segment unchanged", NULL);
+    p = doSegPutStr(st, "seg-1", "first segment");
+    check(p.status == STORE_OK, "segments: put of an existing name with the same bytes is OK", "got %s (%s)",
+          statusName(p.status), p.err ? p.err : "");
+    segResultFree(&p);
+
+    char bin[256];
+    for (int i = 0; i < 256; i++) bin[i] = (char)(255 - i);
+    p = doSegPut(st, "bin.seg_2", bin, sizeof(bin));
+    check(p.status == STORE_OK && segGetEquals(st, "bin.seg_2", bin, sizeof(bin)),
+          "segments: binary bytes (NULs) come back byte for byte", "got %s", statusName(p.status));
+    segResultFree(&p);
+    p = doSegPut(st, "empty", "", 0);
+    check(p.status == STORE_OK && segGetEquals(st, "empty", "", 0), "segments: an empty segment", "got %s",
+          statusName(p.status));
+    segResultFree(&p);
+    size_t big = 2 * 1024 * 1024 + 3;
+    char *data = zmalloc(big);
+    for (size_t i = 0; i < big; i++) data[i] = (char)(i * 131 + 7);
+    p = doSegPut(st, "big", data, big);
+    check(p.status == STORE_OK && segGetEquals(st, "big", data, big), "segments: a 2 MB segment round trip",
+          "got %s (%s)", statusName(p.status), p.err ? p.err : "");
+    segResultFree(&p);
+    p = doSegPut(st, "big", data, big);
+    check(p.status == STORE_OK, "segments: 2 MB put again with the same bytes is OK", "got %s",
+          statusName(p.status));
+    segResultFree(&p);
+    data[big / 2] ^= 1;
+    p = doSegPut(st, "big", data, big);
+    check(p.status == STORE_CONFLICT, "segments: 2 MB put again with one bit changed is CONFLICT", "got %s",
+          statusName(p.status));
+    segResultFree(&p);
+    zfree(data);
+
+    segResult g = doSegGet(st, "no-such-segment");
+    check(g.status == STORE_NOT_FOUND && !g.data, "segments: get of a missing segment is NOT_FOUND", "got %s (%s)",
+          statusName(g.status), g.err ? g.err : "");
+    segResultFree(&g);
+
+    long long t1 = nowMs();
+    l = doSegList(st);
+    long i1 = segListFind(&l, "seg-1"), i2 = segListFind(&l, "bin.seg_2");
+    check(l.status == STORE_OK && l.count == 4 && i1 >= 0 && i2 >= 0 && segListFind(&l, "empty") >= 0 &&
+              segListFind(&l, "big") >= 0,
+          "segments: list names every segment, without the prefix", "got %s, %zu names", statusName(l.status),
+          l.count);
+    /* RGW runs on this machine: its clock is ours, give or take a little. */
+    int times_ok = l.count > 0;
+    for (size_t i = 0; i < l.count; i++)
+        if (l.mtimes[i] < t0 - 60000 || l.mtimes[i] > t1 + 60000) times_ok = 0;
+    check(times_ok, "segments: list gives each segment's modification time in unix ms", "first %lld, now %lld",
+          l.count ? l.mtimes[0] : 0, t1);
+    segResultFree(&l);
+
+    segResult d = doSegDel(st, "seg-1");
+    check(d.status == STORE_OK, "segments: delete", "got %s (%s)", statusName(d.status), d.err ? d.err : "");
+    segResultFree(&d);
+    g = doSegGet(st, "seg-1");
+    check(g.status == STORE_NOT_FOUND, "... and the segment is gone", "got %s", statusName(g.status));
+    segResultFree(&g);
+    d = doSegDel(st, "seg-1");
+    check(d.status == STORE_OK, "segments: delete of a missing segment is OK", "got %s (%s)", statusName(d.status),
+          d.err ? d.err : "");
+    segResultFree(&d);
+    p = doSegPutStr(st, "seg-1", "reborn");
+    check(p.status == STORE_OK, "segments: a deleted name can be created again", "got %s", statusName(p.status));
+    segResultFree(&p);
+    const char *names[] = {"seg-1", "bin.seg_2", "empty", "big"};
+    for (int i = 0; i < 4; i++) {
+        d = doSegDel(st, names[i]);
+        segResultFree(&d);
+    }
+    l = doSegList(st);
+    check(l.status == STORE_OK && l.count == 0, "segments: list after deleting them all is empty", "%zu names",
+          l.count);
+    segResultFree(&l);
+
+    /* The segments are not the document. */
+    r = doLoad(st);
+    check(r.status == STORE_NOT_FOUND, "segments: putting segments creates no document", "got %s",
+          statusName(r.status));
+    resultFree(&r);
+
+    p = doSegPutStr(st, "../escape", "x");
+    check(p.status == STORE_ERROR && p.err, "segments: an invalid name is an error, no I/O", "got %s",
+          statusName(p.status));
+    segResultFree(&p);
+
+    check(infoField(st, "store_s3_segment_puts") >= 8 && infoField(st, "store_s3_segment_gets") >= 8 &&
+              infoField(st, "store_s3_segment_deletes") == 6 && infoField(st, "store_s3_segment_lists") == 3 &&
+              infoField(st, "store_s3_segment_conflicts") == 2 && infoField(st, "store_s3_segment_errors") == 1,
+          "segments: INFO counts segment requests, conflicts, errors", "puts %lld gets %lld deletes %lld lists %lld",
+          infoField(st, "store_s3_segment_puts"), infoField(st, "store_s3_segment_gets"),
+          infoField(st, "store_s3_segment_deletes"), infoField(st, "store_s3_segment_lists"));
+    closeStore(st);
+    sdsfree(key);
+}
+
+/* A document key that XML must escape (& < > ' ") and that SigV4's query
+ * encoding must get right (space, +, =): the list's prefix is built from
+ * it, and the keys that come back are entity-encoded. */
+static void testSegmentsOddKey(void) {
+    sds key = uniqueKey("odd & <key> 'q\" +a=b");
+    store *st = openStore(endpoint, key, 10000, 5000);
+    segResult p = doSegPutStr(st, "s.1", "one");
+    segResult p2 = doSegPutStr(st, "s-2", "two");
+    segResult l = doSegList(st);
+    check(p.status == STORE_OK && p2.status == STORE_OK && l.status == STORE_OK && l.count == 2 &&
+              segListFind(&l, "s.1") >= 0 && segListFind(&l, "s-2") >= 0,
+          "segments: list under a document key with & < > ' \" space + =", "put %s, list %s, %zu names (%s)",
+          statusName(p.status), statusName(l.status), l.count, l.err ? l.err : (p.err ? p.err : ""));
+    check(segGetEquals(st, "s-2", "two", 3), "... and get", NULL);
+    segResultFree(&p);
+    segResultFree(&p2);
+    segResultFree(&l);
+    closeStore(st);
+    sdsfree(key);
+}
+
+/* 20 segment puts and a document write, all at once: every one succeeds,
+ * at most 16 segment requests are in flight, the rest wait their turn. */
+static void concurrentSegments(const char *ep, const char *name, const char *fault, long want_applied) {
+    sds key = uniqueKey(name);
+    store *st = openStore(ep, key, 15000, 2000);
+    result c = doWriteStr(st, "{\"doc\":0}", NULL);
+    if (fault) {
+        proxySet("{\"reset\": true}");
+        proxySet(fault);
+    }
+    enum { N = 20 };
+    segResult rs[N];
+    memset(rs, 0, sizeof(rs));
+    sds datas[N];
+    result w = {0};
+    in_store_call = 1;
+    st->type->write(st, sdsnew("{\"doc\":1}"), c.version, writeDone, &w);
+    for (int i = 0; i < N; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "c%02d", i);
+        datas[i] = sdscatprintf(sdsempty(), "segment %d of %s", i, key);
+        st->type->seg_put(st, n, sdsdup(datas[i]), segDone, &rs[i]);
+    }
+    in_store_call = 0;
+    long long inflight = infoField(st, "store_s3_segment_requests_in_flight"),
+              queued = infoField(st, "store_s3_segment_requests_queued");
+    runUntilAll(rs, N, &w.done);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "c%02d", i);
+        if (rs[i].status != STORE_OK || !segGetEquals(st, n, datas[i], sdslen(datas[i]))) {
+            bad++;
+            printf("    %s: %s (%s)\n", n, statusName(rs[i].status), rs[i].err ? rs[i].err : "");
+        }
+    }
+    sds t = sdscatprintf(sdsempty(), "%s: 20 segment puts during a document write: all OK and stored", name);
+    check(c.status == STORE_OK && bad == 0, t, "%d bad", bad);
+    sdsfree(t);
+    t = sdscatprintf(sdsempty(), "%s: ... and the document write OK and stored", name);
+    check(w.status == STORE_OK && storedEquals(key, "{\"doc\":1}", 9), t, "got %s (%s)", statusName(w.status),
+          w.err ? w.err : "");
+    sdsfree(t);
+    t = sdscatprintf(sdsempty(), "%s: ... at most 16 segment requests in flight, the rest queued", name);
+    check(inflight == 16 && queued == 4 && infoField(st, "store_s3_segment_requests_in_flight") == 0 &&
+              infoField(st, "store_s3_segment_requests_queued") == 0,
+          t, "in flight %lld, queued %lld", inflight, queued);
+    sdsfree(t);
+    if (fault) {
+        proxyWaitForwarded(proxyCounter("puts") - proxyCounter("injected_fail_puts") -
+                           proxyCounter("injected_reset_puts"));
+        long applied = proxyCounter("puts_applied");
+        t = sdscatprintf(sdsempty(), "%s: ... each PUT applied exactly once", name);
+        check(applied == want_applied, t, "%ld applied, want %ld", applied, want_applied);
+        sdsfree(t);
+        proxySet("{\"reset\": true}");
+    }
+    for (int i = 0; i < N; i++) {
+        segResultFree(&rs[i]);
+        sdsfree(datas[i]);
+    }
+    resultFree(&c);
+    resultFree(&w);
+    closeStore(st);
+    sdsfree(key);
+}
+
+/* More segments than one ListObjectsV2 page (1000 keys): the list follows
+ * the continuation tokens; puts and deletes queue behind the 16 slots. */
+static void testSegmentsManyListed(void) {
+    enum { N = 1010 };
+    sds key = uniqueKey("segments-many");
+    store *st = openStore(endpoint, key, 60000, 10000);
+    segResult *rs = zcalloc(sizeof(segResult) * N);
+    in_store_call = 1;
+    for (int i = 0; i < N; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "m%04d", i);
+        st->type->seg_put(st, n, sdscatprintf(sdsempty(), "%d", i), segDone, &rs[i]);
+    }
+    in_store_call = 0;
+    runUntilAll(rs, N, NULL);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += rs[i].status != STORE_OK, segResultFree(&rs[i]);
+    check(bad == 0, "segments: 1010 puts at once, all OK", "%d failed", bad);
+    long long lists_before = infoField(st, "store_s3_segment_lists");
+    segResult l = doSegList(st);
+    int missing = 0;
+    for (int i = 0; i < N && l.status == STORE_OK; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "m%04d", i);
+        missing += segListFind(&l, n) < 0;
+    }
+    long long pages = infoField(st, "store_s3_segment_lists") - lists_before;
+    check(l.status == STORE_OK && l.count == N && missing == 0 && pages >= 2,
+          "segments: list of 1010 follows the continuation token, every name once", "got %s, %zu names, %d missing, "
+          "%lld pages (%s)", statusName(l.status), l.count, missing, pages, l.err ? l.err : "");
+    segResultFree(&l);
+
+    /* The same list through the proxy, its second page failing twice. */
+    if (proxy) {
+        store *sp = openStore(proxy, key, 15000, 5000);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"pass_gets\": 1, \"fail_gets\": 2}");
+        l = doSegList(sp);
+        long failed_gets = proxyCounter("injected_fail_gets");
+        check(l.status == STORE_OK && l.count == N && failed_gets == 2,
+              "segments: list whose second page fails twice (503) is retried, every name once",
+              "got %s, %zu names, %ld faults (%s)", statusName(l.status), l.count, failed_gets, l.err ? l.err : "");
+        segResultFree(&l);
+        proxySet("{\"reset\": true}");
+        closeStore(sp);
+    }
+
+    in_store_call = 1;
+    for (int i = 0; i < N; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "m%04d", i);
+        st->type->seg_del(st, n, segDone, &rs[i]);
+    }
+    in_store_call = 0;
+    runUntilAll(rs, N, NULL);
+    bad = 0;
+    for (int i = 0; i < N; i++) bad += rs[i].status != STORE_OK, segResultFree(&rs[i]);
+    l = doSegList(st);
+    check(bad == 0 && l.status == STORE_OK && l.count == 0, "segments: 1010 deletes at once, then the list is empty",
+          "%d failed, %zu left", bad, l.count);
+    segResultFree(&l);
+    zfree(rs);
+    closeStore(st);
+    sdsfree(key);
+}
+
+static int closing_callbacks;
+static store *closing_store;
+
+/* A segment callback that closes the store (the caller going away). */
+static void segDoneThenClose(void *priv, storeStatus status, const char *data, size_t len, const char *err) {
+    segGetDone(priv, status, data, len, err);
+    closing_callbacks++;
+    if (closing_store) {
+        closeStore(closing_store);
+        closing_store = NULL;
+    }
+}
+
+static void onTimer(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    *(int *)arg = 1;
+}
+
+/* Runs the loop for ms milliseconds. */
+static void runFor(long ms) {
+    int fired = 0;
+    struct event *t = evtimer_new(base, onTimer, &fired);
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    evtimer_add(t, &tv);
+    while (!fired) event_base_loop(base, EVLOOP_ONCE);
+    event_free(t);
+}
+
+/* close() abandons segment ops in flight: no callback, no leak (valgrind).
+ * Through the proxy, which holds every PUT and GET for a while, so that the
+ * requests are really on the wire when the store closes. */
+static void testSegmentsClose(void) {
+    sds key = uniqueKey("segments-close");
+    store *st = openStore(proxy, key, 10000, 5000);
+    proxySet("{\"reset\": true}");
+    proxySet("{\"put_delay_ms\": 1500, \"get_delay_ms\": 1500}");
+    segResult rs[40];
+    memset(rs, 0, sizeof(rs));
+    result w = {0};
+    st->type->write(st, sdsnew("{}"), NULL, writeDone, &w);
+    for (int i = 0; i < 20; i++) {
+        char n[32];
+        snprintf(n, sizeof(n), "x%d", i);
+        st->type->seg_put(st, n, sdsnew("data"), segDone, &rs[i]);
+        st->type->seg_get(st, n, segGetDone, &rs[20 + i]);
+    }
+    segResult l = {0};
+    st->type->seg_list(st, segListDone, &l);
+    runFor(300);
+    long long inflight = infoField(st, "store_s3_segment_requests_in_flight");
+    closeStore(st);
+    int called = w.done + l.done;
+    for (int i = 0; i < 40; i++) called += rs[i].done;
+    check(called == 0 && inflight == 16, "segments: close with 16 segment requests in flight calls no callback",
+          "%d did, %lld were in flight", called, inflight);
+    /* Whatever the loop still had for the store is gone with it. */
+    runFor(50);
+    for (int i = 0; i < 40; i++) segResultFree(&rs[i]);
+    segResultFree(&l);
+    resultFree(&w);
+    /* The proxy still holds the PUTs: let them through before the counters
+     * are reset, or they would count in the next test. */
+    proxyWaitForwarded(proxyCounter("puts"));
+    proxySet("{\"reset\": true}");
+    sdsfree(key);
+}
+
+/* A segment callback may close the store while other segment ops run:
+ * they are abandoned, and nothing touches the freed store (valgrind). */
+static void testSegmentsCloseInCallback(void) {
+    sds key = uniqueKey("segments-close-cb");
+    store *st = openStore(endpoint, key, 10000, 5000);
+    closing_store = st;
+    closing_callbacks = 0;
+    segResult gs[5];
+    memset(gs, 0, sizeof(gs));
+    for (int i = 0; i < 5; i++) st->type->seg_get(st, "missing", segDoneThenClose, &gs[i]);
+    while (closing_store) event_base_loop(base, EVLOOP_ONCE);
+    runFor(200);
+    check(closing_callbacks == 1, "segments: a callback may close the store; the other ops are abandoned",
+          "%d callbacks", closing_callbacks);
+    for (int i = 0; i < 5; i++) segResultFree(&gs[i]);
+    sdsfree(key);
+}
+
+/* One fault on one segment operation through the proxy. */
+static void testSegmentFaults(void) {
+    const struct {
+        const char *name, *fault;
+    } putFaults[] = {
+        {"segment PUT answered 503 twice", "{\"fail_puts\": 2, \"fail_status\": 503}"},
+        {"segment PUT answered 500", "{\"fail_puts\": 1, \"fail_status\": 500}"},
+        {"segment PUT reset before forwarding", "{\"reset_puts\": 1}"},
+        {"segment PUT applied, response dropped", "{\"drop_puts\": 1}"},
+        {"segment PUT applied, response dropped twice", "{\"drop_puts\": 2}"},
+        {"segment PUT applied, then 500", "{\"error_after_apply\": 1}"},
+        {"segment PUT stalled past the request timeout", "{\"stall_puts\": 1, \"stall_ms\": 2500}"},
+        {"segment PUT applied then 500, the re-read after 412 fails twice", "{\"error_after_apply\": 1, \"fail_gets\": 2}"},
+    };
+    for (size_t i = 0; i < sizeof(putFaults) / sizeof(putFaults[0]); i++) {
+        sds key = uniqueKey("segfault");
+        store *st = openStore(proxy, key, 15000, 2000);
+        proxySet("{\"reset\": true}");
+        proxySet(putFaults[i].fault);
+        sds data = sdscatprintf(sdsempty(), "bytes of %s", putFaults[i].name);
+        segResult p = doSegPut(st, "s1", data, sdslen(data));
+        proxyWaitForwarded(proxyCounter("puts") - proxyCounter("injected_fail_puts") -
+                           proxyCounter("injected_reset_puts"));
+        long applied = proxyCounter("puts_applied");
+        proxySet("{\"reset\": true}");
+        sds t = sdscatprintf(sdsempty(), "%s: OK, stored, applied once", putFaults[i].name);
+        check(p.status == STORE_OK && applied == 1 && segGetEquals(st, "s1", data, sdslen(data)), t,
+              "got %s (%s), applied %ld", statusName(p.status), p.err ? p.err : "", applied);
+        sdsfree(t);
+        segResultFree(&p);
+        sdsfree(data);
+        closeStore(st);
+        sdsfree(key);
+    }
+
+    /* A name taken by other bytes stays a conflict even when the reply of
+     * our PUT (a 412) is lost and the PUT is repeated. */
+    {
+        sds key = uniqueKey("segfault-conflict");
+        store *st = openStore(proxy, key, 15000, 2000);
+        segResult p = doSegPutStr(st, "s1", "theirs");
+        proxySet("{\"reset\": true}");
+        proxySet("{\"drop_puts\": 1, \"fail_puts\": 0}");
+        segResult q = doSegPutStr(st, "s1", "ours");
+        check(p.status == STORE_OK && q.status == STORE_CONFLICT && segGetEquals(st, "s1", "theirs", 6),
+              "segment PUT on a taken name, response dropped: CONFLICT, unchanged", "got %s (%s)",
+              statusName(q.status), q.err ? q.err : "");
+        proxySet("{\"reset\": true}");
+        segResultFree(&p);
+        segResultFree(&q);
+        closeStore(st);
+        sdsfree(key);
+    }
+
+    /* GET, DELETE, LIST retry through 503s; a drop after a DELETE applied
+     * is still OK (deleting again finds nothing, which is success). */
+    {
+        sds key = uniqueKey("segfault-other");
+        store *st = openStore(proxy, key, 15000, 2000);
+        segResult p = doSegPutStr(st, "s1", "one");
+        segResult p2 = doSegPutStr(st, "s2", "two");
+        proxySet("{\"reset\": true}");
+        proxySet("{\"fail_gets\": 3}");
+        segResult g = doSegGet(st, "s1");
+        check(g.status == STORE_OK && g.data && strcmp(g.data, "one") == 0, "segment GET retried through 503s",
+              "got %s (%s)", statusName(g.status), g.err ? g.err : "");
+        segResultFree(&g);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"fail_gets\": 2}");
+        g = doSegGet(st, "nope");
+        check(g.status == STORE_NOT_FOUND, "segment GET of a missing one through 503s: NOT_FOUND", "got %s",
+              statusName(g.status));
+        segResultFree(&g);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"fail_gets\": 2}");
+        segResult l = doSegList(st);
+        check(l.status == STORE_OK && l.count == 2 && segListFind(&l, "s1") >= 0 && segListFind(&l, "s2") >= 0,
+              "segment LIST retried through 503s", "got %s, %zu names (%s)", statusName(l.status), l.count,
+              l.err ? l.err : "");
+        segResultFree(&l);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"fail_deletes\": 2}");
+        segResult d = doSegDel(st, "s1");
+        long injected = proxyCounter("injected_fail_deletes");
+        segResult g2 = doSegGet(st, "s1");
+        check(d.status == STORE_OK && injected == 2 && g2.status == STORE_NOT_FOUND,
+              "segment DELETE retried through 503s: OK and gone", "got %s (%s), %ld faults", statusName(d.status),
+              d.err ? d.err : "", injected);
+        segResultFree(&d);
+        segResultFree(&g2);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"drop_deletes\": 1}");
+        d = doSegDel(st, "s2");
+        g2 = doSegGet(st, "s2");
+        check(d.status == STORE_OK && g2.status == STORE_NOT_FOUND,
+              "segment DELETE applied, response dropped: OK and gone", "got %s (%s)", statusName(d.status),
+              d.err ? d.err : "");
+        segResultFree(&d);
+        segResultFree(&g2);
+        proxySet("{\"reset\": true}");
+        segResultFree(&p);
+        segResultFree(&p2);
+        closeStore(st);
+        sdsfree(key);
+    }
+
+    /* Faults that outlast the deadline: STORE_ERROR with a message, for
+     * each kind; then recovery. */
+    {
+        sds key = uniqueKey("segfault-deadline");
+        store *st = openStore(proxy, key, 1200, 800);
+        proxySet("{\"reset\": true}");
+        proxySet("{\"fail_puts\": 100000, \"fail_gets\": 100000, \"fail_deletes\": 100000}");
+        segResult p = doSegPutStr(st, "s1", "x");
+        segResult g = doSegGet(st, "s1");
+        segResult d = doSegDel(st, "s1");
+        segResult l = doSegList(st);
+        check(p.status == STORE_ERROR && p.err && g.status == STORE_ERROR && g.err && d.status == STORE_ERROR &&
+                  d.err && l.status == STORE_ERROR && l.err,
+              "segment put/get/delete/list failing past the deadline: STORE_ERROR with a message",
+              "put %s get %s del %s list %s", statusName(p.status), statusName(g.status), statusName(d.status),
+              statusName(l.status));
+        if (p.err) printf("    put: %s\n    list: %s\n", p.err, l.err ? l.err : "");
+        check(infoField(st, "store_s3_segment_errors") == 4 && infoField(st, "store_s3_segment_retries") > 0,
+              "... counted in INFO", NULL);
+        segResultFree(&p);
+        segResultFree(&g);
+        segResultFree(&d);
+        segResultFree(&l);
+        proxySet("{\"reset\": true}");
+        p = doSegPutStr(st, "s1", "x");
+        check(p.status == STORE_OK && segGetEquals(st, "s1", "x", 1), "... and once the fault stops, the put works",
+              "got %s (%s)", statusName(p.status), p.err ? p.err : "");
+        segResultFree(&p);
+        /* The PUT landed but no reply gets through before the deadline:
+         * an error saying the segment may exist, never OK. */
+        proxySet("{\"error_after_apply\": 100000}");
+        p = doSegPutStr(st, "s2", "y");
+        check(p.status == STORE_ERROR && p.err && strstr(p.err, "not confirmed"),
+              "segment PUT applied but never confirmed: STORE_ERROR saying so", "got %s (%s)", statusName(p.status),
+              p.err ? p.err : "");
+        proxySet("{\"reset\": true}");
+        segResultFree(&p);
+        p = doSegPutStr(st, "s2", "y");
+        check(p.status == STORE_OK, "... and the same put afterwards is OK (it had landed)", "got %s",
+              statusName(p.status));
+        segResultFree(&p);
+        closeStore(st);
+        sdsfree(key);
+    }
+
+    /* Concurrency and faults together. 21 PUTs applied: 20 segments and
+     * the document. */
+    concurrentSegments(proxy, "segments-concurrent-faults",
+                       "{\"drop_puts\": 3, \"fail_puts\": 3, \"fail_status\": 500, \"put_delay_ms\": 20}", 21);
+}
+
 int main(void) {
     verbose = getenv("S3_TEST_VERBOSE") != NULL;
     endpoint = getenv("S3_ENDPOINT");
@@ -821,11 +1469,20 @@ int main(void) {
     raceRounds(endpoint, "race", 20, NULL);
     sequentialCommits(endpoint, "commits-direct", 100);
     testCloseInFlight();
-    if (proxy)
+    testSegmentsBasics();
+    testSegmentsOddKey();
+    concurrentSegments(endpoint, "segments-concurrent", NULL, 0);
+    testSegmentsManyListed();
+    testSegmentsCloseInCallback();
+    if (proxy) {
         testProxyFaults();
-    else
+        testSegmentsClose();
+        testSegmentFaults();
+    } else {
         printf("# FAULTPROXY not set: proxy tests skipped\n");
-    check(reentrant_calls == 0, "no callback ever ran inside load()/write()", "%d did", reentrant_calls);
+    }
+    check(reentrant_calls == 0, "no callback ever ran inside load()/write() or a segment call", "%d did",
+          reentrant_calls);
 
     event_base_free(base);
     curl_global_cleanup();
