@@ -123,6 +123,8 @@ static dictType segCacheType = {segSdsHash, segSdsCompare, segSdsFree, segSdsFre
 
 static segmentState *S(void) { return server.segments; }
 
+static int sealNext(segmentState *ss);
+
 static void garbageFree(void *p) {
     segGarbage *g = p;
     sdsfree(g->name);
@@ -238,6 +240,12 @@ void segmentsCommitStarted(void) {
 }
 
 void segmentsCommitDone(int ok) {
+    segmentState *ss = S();
+    /* Seal right away, not at the next cron tick: under load a tick's
+     * worth of appends would otherwise ride in every root meanwhile. */
+    if (ok && !ss->job && listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
+        server.store->type->seg_put)
+        sealNext(ss);
     long long due = mstime() + graceMs();
     for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;

@@ -2250,10 +2250,28 @@ void streamDocJSON(storeDoc *d, const stream *s) {
  * would leave a segment again at once: it waits until it is quiet. */
 #define SEAL_QUIET_MS 1000
 
-/* Whether g is worth rewriting: mostly dead, or small. */
-static int segmentWantsRewrite(const streamSegment *g, size_t max_bytes) {
-    if (g->live_bytes * 2 < g->bytes) return 1;
-    return g->bytes < max_bytes / 4;
+/* Size tiers of segments: tier t holds segments of seal_bytes * 4^t up to
+ * 4x that. Merging four segments of one tier makes one of the next, so an
+ * entry is rewritten about log4(max / seal) times, not once per seal. */
+#define SEAL_MERGE_FANIN 4
+
+static int segmentTier(uint64_t bytes, size_t seal_bytes) {
+    int t = 0;
+    uint64_t b = seal_bytes ? seal_bytes : 1;
+    while (bytes >= b * SEAL_MERGE_FANIN && t < 40) {
+        b *= SEAL_MERGE_FANIN;
+        t++;
+    }
+    return t;
+}
+
+static int segmentMostlyDead(const streamSegment *g) { return g->live_bytes * 2 < g->bytes; }
+
+/* Whether g is rewritten by this plan: mostly dead, or small and in the
+ * tier being merged (-1: none). */
+static int segmentWantsRewrite(const streamSegment *g, size_t seal_bytes, size_t max_bytes, int merge_tier) {
+    if (segmentMostlyDead(g)) return 1;
+    return merge_tier >= 0 && g->bytes < max_bytes / SEAL_MERGE_FANIN && segmentTier(g->bytes, seal_bytes) == merge_tier;
 }
 
 static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
@@ -2285,14 +2303,17 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
         if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) waiting += sdslen(n->json) + 1;
         else inline_ok += sdslen(n->json) + 1;
     }
-    uint32_t small = 0, dead = 0;
+    uint32_t dead = 0, tiers[41] = {0};
     for (uint32_t i = 0; i < s->nsegs; i++) {
         streamSegment *g = s->segs[i];
-        if (g->live_bytes * 2 < g->bytes) dead++;
-        else if (g->bytes < max_bytes / 4) small++;
+        if (segmentMostlyDead(g)) dead++;
+        else if (g->bytes < max_bytes / SEAL_MERGE_FANIN) tiers[segmentTier(g->bytes, seal_bytes)]++;
     }
-    int rewrite = dead > 0 || small >= 4;
-    plan->merged = rewrite ? dead + (small >= 4 ? small : 0) : 0;
+    int merge_tier = -1;
+    for (int t = 0; t <= 40 && merge_tier < 0; t++)
+        if (tiers[t] >= SEAL_MERGE_FANIN) merge_tier = t;
+    int rewrite = dead > 0 || merge_tier >= 0;
+    plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
     if (inline_ok < seal_bytes && !rewrite) {
         plan->later = inline_ok + waiting >= seal_bytes;
         return 0;
@@ -2306,7 +2327,7 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
         if (n->seg) {
-            if (!rewrite || !segmentWantsRewrite(n->seg, max_bytes)) continue;
+            if (!rewrite || !segmentWantsRewrite(n->seg, seal_bytes, max_bytes, merge_tier)) continue;
         } else {
             if (n == tail) continue;
             if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) continue;
