@@ -45,7 +45,7 @@ import redis
 sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import SERVER, Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
 
-PORT = pick_port(26170, 20)
+PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
 KILLS = int(os.environ.get("CRASH_KILLS", "12"))
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-gc-grace", "0",
         "--broker-timeout", "200", "--stream-id-mode", "liberal"]
