@@ -172,6 +172,8 @@ typedef struct commitState {
                                   * this long (0: a plain load) */
     /* --- root sizes (INFO) --- */
     uint64_t root_bytes_sum;     /* document bytes of every commit */
+    long long vanished;          /* times the document vanished under us and
+                                  * was written again from memory */
 } commitState;
 
 static void commitStart(commitState *cs);
@@ -340,6 +342,34 @@ static void adoptMissingDocument(commitState *cs) {
               server.store->location);
 }
 
+/* The document this node had read or written is gone (deleted by a
+ * person, a script, an S3 lifecycle rule). What it held is in memory, and
+ * "no document" must never become the truth: the broker that wrote it
+ * writes it again from memory -- create-only, with a new epoch -- and
+ * every entry inline, since its segments may be gone with it (they are
+ * sealed again afterwards). A follower keeps its state and waits for the
+ * broker to do so. Returns NULL, or why the load is not over. */
+static sds keepStateOfVanishedDocument(commitState *cs) {
+    if (!isOurBroker(cs, &cs->doc)) {
+        return sdscatprintf(sdsempty(), "the document has vanished (its last commit_seq was %llu); keeping this "
+                                        "node's state and waiting for the broker to write it again",
+                            (unsigned long long)cs->doc.commit_seq);
+    }
+    serverLog(LL_WARNING,
+              "The state document %s has VANISHED under this broker (last commit_seq %llu, epoch %llu): writing it "
+              "again from memory (%llu keys), every entry inline, epoch %llu",
+              server.store->location, (unsigned long long)cs->doc.commit_seq,
+              (unsigned long long)cs->doc.broker.epoch, persistUnsealAll(),
+              (unsigned long long)cs->doc.broker.epoch + 1);
+    sdsfree(cs->version);
+    cs->version = NULL; /* create-only */
+    cs->is_broker = 1;
+    cs->takeover_pending = 1;
+    cs->vanished++;
+    cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
+    return NULL;
+}
+
 static void reloadLater(commitState *cs, long long ms) {
     if (cs->reload_scheduled) return;
     cs->reload_scheduled = 1;
@@ -405,6 +435,8 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
             adoptDocument(cs, ps, &h, version, len);
             persistHeaderClear(&h);
         }
+    } else if (status == STORE_NOT_FOUND && !cs->starting && cs->doc.commit_seq > 0) {
+        problem = keepStateOfVanishedDocument(cs);
     } else if (status == STORE_NOT_FOUND) {
         adoptMissingDocument(cs);
     } else {
@@ -1151,6 +1183,7 @@ sds commitInfoString(sds s) {
                      "change_seq:%llu\r\n"
                      "durable_seq:%llu\r\n"
                      "reloads:%lld\r\n"
+                     "document_vanished:%lld\r\n"
                      "last_load_ms:%lld\r\n"
                      "broker_role:%s\r\n"
                      "broker_id:%s\r\n"
@@ -1165,7 +1198,7 @@ sds commitInfoString(sds s) {
                      cs->errors, cs->consecutive_errors, outcomeName(cs->last_outcome), cs->last_error,
                      server.cfg.commit_timeout_ms, cs->timed_out_replies, cs->discarded_changes,
                      listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,
-                     (unsigned long long)server.durable_seq, cs->reloads, cs->load_ms,
+                     (unsigned long long)server.durable_seq, cs->reloads, cs->vanished, cs->load_ms,
                      cs->reloading ? "loading" : (cs->is_broker ? "broker" : "follower"),
                      cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);

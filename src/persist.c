@@ -660,3 +660,18 @@ void persistEncodeInline(storeDoc *d, const persistHeader *h) {
     persistEncode(d, h, NULL);
     streamSetInlineAll(0);
 }
+
+unsigned long long persistUnsealAll(void) {
+    unsigned long long keys = 0;
+    for (int j = 0; server.db && j < server.cfg.databases; j++) {
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, server.db[j].keys);
+        while ((de = dictNext(&it))) {
+            robj *o = de->val;
+            if (o->type == OBJ_STREAM) streamUnsealAll(o->ptr);
+            keys++;
+        }
+    }
+    return keys;
+}

@@ -59,6 +59,9 @@ size_t persistCacheBytes(const persistCache *pc);
  * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
 struct storeDoc;
 void persistEncode(struct storeDoc *d, const persistHeader *h, persistCache *pc);
+/* Brings every sealed stream entry back inline (streamUnsealAll) and
+ * returns the number of keys. */
+unsigned long long persistUnsealAll(void);
 /* The same with every stream entry inline and no segments named: the
  * whole logical state in one document (--export-state). */
 void persistEncodeInline(struct storeDoc *d, const persistHeader *h);

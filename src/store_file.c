@@ -224,9 +224,7 @@ typedef struct fileStore {
     /* --- segments (see "Segments" below) --- */
     sds seg_path;            /* path + ".segments": the segments' directory */
     bioPool *seg_pool;       /* threads running segment operations */
-    int seg_dirfd;           /* the directory once it exists (worker threads;
-                              * guarded by seg_mu), -1 before */
-    pthread_mutex_t seg_mu;  /* guards seg_dirfd's creation */
+    pthread_mutex_t seg_mu;  /* one mkdir of the directory at a time */
     long long seg_puts;      /* segments written */
     long long seg_gets;      /* segments read */
     long long seg_dels;      /* segments deleted */
@@ -935,22 +933,20 @@ static void fileSegFail(fileSegJob *j, const char *what) {
              j->name ? j->name : "", strerror(errno));
 }
 
-/* The directory's descriptor, creating it (durably) on first use; -1 with
- * errno set if it cannot. create 0: -1/ENOENT if it does not exist yet. */
+/* A new descriptor of the directory (the caller closes it), creating the
+ * directory (durably) if create is set; -1 with errno set if it cannot
+ * (ENOENT: it does not exist). Opened for every operation: a directory
+ * removed or replaced behind our back must not swallow the segments
+ * written after, as a descriptor kept open would. */
 static int fileSegDir(fileStore *fs, int create) {
+    int fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd != -1 || errno != ENOENT || !create) return fd;
     pthread_mutex_lock(&fs->seg_mu);
-    if (fs->seg_dirfd == -1) {
-        int fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd == -1 && errno == ENOENT && create) {
-            if (mkdir(fs->seg_path, 0755) == 0 || errno == EEXIST) {
-                /* The new directory's name must be durable before anything
-                 * in it can be. */
-                if (fsync(fs->dirfd) == 0) fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            }
-        }
-        fs->seg_dirfd = fd;
+    if (mkdir(fs->seg_path, 0755) == 0 || errno == EEXIST) {
+        /* The new directory's name must be durable before anything in it
+         * can be. */
+        if (fsync(fs->dirfd) == 0) fd = open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
-    int fd = fs->seg_dirfd;
     int saved = errno;
     pthread_mutex_unlock(&fs->seg_mu);
     errno = saved;
@@ -988,9 +984,16 @@ static int fileSegRead(int dirfd, const char *name, sds *out) {
     return 0;
 }
 
+static void fileSegPutIn(fileSegJob *j, int dirfd);
+
 static void fileSegDoPut(fileSegJob *j) {
     int dirfd = fileSegDir(j->fs, 1);
     if (dirfd == -1) return fileSegFail(j, "cannot create the directory for");
+    fileSegPutIn(j, dirfd);
+    close(dirfd);
+}
+
+static void fileSegPutIn(fileSegJob *j, int dirfd) {
     char tmp[160];
     snprintf(tmp, sizeof(tmp), ".%s.tmp", j->name);
     unlinkat(dirfd, tmp, 0); /* left by an attempt that crashed */
@@ -1030,7 +1033,9 @@ static void fileSegDoGet(fileSegJob *j) {
         j->status = STORE_NOT_FOUND;
         return;
     }
-    if (fileSegRead(dirfd, j->name, &j->data) == -1) return fileSegFail(j, "cannot read");
+    int rc = fileSegRead(dirfd, j->name, &j->data);
+    close(dirfd);
+    if (rc == -1) return fileSegFail(j, "cannot read");
     j->status = j->data ? STORE_OK : STORE_NOT_FOUND;
 }
 
@@ -1041,7 +1046,11 @@ static void fileSegDoDel(fileSegJob *j) {
         j->status = STORE_OK;
         return;
     }
-    if (unlinkat(dirfd, j->name, 0) == -1 && errno != ENOENT) return fileSegFail(j, "cannot delete");
+    int rc = unlinkat(dirfd, j->name, 0);
+    int saved = errno;
+    close(dirfd);
+    errno = saved;
+    if (rc == -1 && errno != ENOENT) return fileSegFail(j, "cannot delete");
     j->status = STORE_OK;
 }
 
@@ -1052,10 +1061,11 @@ static void fileSegDoList(fileSegJob *j) {
         if (errno != ENOENT) fileSegFail(j, "cannot open the directory");
         return;
     }
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = dup(dirfd);
     DIR *d = fd == -1 ? NULL : fdopendir(fd);
     if (!d) {
         if (fd != -1) close(fd);
+        close(dirfd);
         return fileSegFail(j, "cannot list the directory");
     }
     size_t alloc = 0;
@@ -1074,6 +1084,7 @@ static void fileSegDoList(fileSegJob *j) {
         j->count++;
     }
     closedir(d);
+    close(dirfd);
 }
 
 static void fileSegWork(void *arg) {
@@ -1174,7 +1185,6 @@ static void fileFree(fileStore *fs) {
         pthread_cond_destroy(&fs->cv);
     }
     bioFree(fs->seg_pool, fileSegJobDrop);
-    if (fs->seg_dirfd != -1) close(fs->seg_dirfd);
     pthread_mutex_destroy(&fs->seg_mu);
     sdsfree(fs->seg_path);
     if (fs->notify_ev) event_free(fs->notify_ev);
@@ -1243,7 +1253,7 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
     const char *slash = strrchr(path, '/');
     fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
-    fs->dirfd = fs->lockfd = fs->replaced_fd = fs->seg_dirfd = -1;
+    fs->dirfd = fs->lockfd = fs->replaced_fd = -1;
     fs->seg_path = sdscatprintf(sdsempty(), "%s.segments", path);
     pthread_mutex_init(&fs->seg_mu, NULL);
     fs->notify[0] = fs->notify[1] = -1;

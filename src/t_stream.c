@@ -2439,6 +2439,19 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
     return sealed;
 }
 
+void streamUnsealAll(stream *s) {
+    while (s->nsegs) {
+        streamSegment *g = s->segs[0];
+        for (uint32_t i = 0; i < g->nnodes; i++) {
+            streamNode *n = g->nodes[i];
+            if (!n) continue;
+            int last = g->nlive == 1;
+            nodeLeaveSegment(n); /* the last one frees g */
+            if (last) break;
+        }
+    }
+}
+
 uint32_t streamSegmentCRC(const char *data, size_t len) {
     uLong crc = crc32(0L, Z_NULL, 0);
     while (len) {

@@ -233,6 +233,9 @@ void streamSealPlanFree(streamSealPlan *plan);
  * change meanwhile now point at it. Returns the number of nodes sealed (0:
  * nothing uses the segment, which the caller deletes). */
 uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *name, uint64_t bytes, uint32_t crc);
+/* Every node leaves its segment: all entries inline again, the segments
+ * dropped (a document written again from memory). */
+void streamUnsealAll(stream *s);
 /* Export: every entry inline, no segments (--export-state). */
 void streamSetInlineAll(int on);
 /* CRC-32 of a segment object. */
