@@ -309,3 +309,24 @@ int jsonGetI64(const cJSON *item, int64_t *v, const char *what, sds *err) {
     *v = (int64_t)d;
     return C_OK;
 }
+
+int jsonCheckFields(const cJSON *obj, const char *const *allowed, const char *where, sds *err) {
+    unsigned seen = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj) {
+        int k;
+        for (k = 0; allowed[k]; k++)
+            if (f->string && !strcmp(f->string, allowed[k])) break;
+        if (!allowed[k]) {
+            *err = sdscatprintf(sdsempty(), "%s: unknown field \"%.64s\" (not part of the state format)", where,
+                                f->string ? f->string : "");
+            return C_ERR;
+        }
+        if (seen & (1u << k)) {
+            *err = sdscatprintf(sdsempty(), "%s: field \"%s\" appears twice", where, allowed[k]);
+            return C_ERR;
+        }
+        seen |= 1u << k;
+    }
+    return C_OK;
+}

@@ -49,6 +49,11 @@ sds base64Decode(const char *s, size_t len);
 
 /* Readers. On error they return C_ERR and set *err to a new sds naming
  * `what` (e.g. "stream entry field"). */
+/* Checks that obj has only the allowed fields (a NULL-terminated list of
+ * at most 32), each once: the state document's readers refuse unknown and
+ * duplicate fields at every level, so nothing they do not understand is
+ * dropped by the next commit. */
+int jsonCheckFields(const cJSON *obj, const char *const *allowed, const char *where, sds *err);
 int jsonGetBytes(const cJSON *item, sds *out, const char *what, sds *err);
 int jsonGetStreamID(const cJSON *item, streamID *id, const char *what, sds *err);
 int jsonGetU64(const cJSON *item, uint64_t *v, const char *what, sds *err);

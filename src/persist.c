@@ -299,23 +299,6 @@ static sds describeKey(const char *where, size_t index, const sds key) {
     return sdscat(d, ")");
 }
 
-/* Checks that obj has only the allowed fields, each once. */
-static int checkFields(const cJSON *obj, const char *const *allowed, const char *where, sds *err) {
-    unsigned seen = 0;
-    const cJSON *f;
-    cJSON_ArrayForEach(f, obj) {
-        int k;
-        for (k = 0; allowed[k]; k++)
-            if (f->string && !strcmp(f->string, allowed[k])) break;
-        if (!allowed[k])
-            return failf(err, "%s: unknown field \"%.64s\" (not part of format %d)", where,
-                         f->string ? f->string : "", PERSIST_FORMAT);
-        if (seen & (1u << k)) return failf(err, "%s: field \"%s\" appears twice", where, allowed[k]);
-        seen |= 1u << k;
-    }
-    return C_OK;
-}
-
 /* Prefixes a reader's message with where it happened. */
 static int failAt(sds *err, const char *where, sds msg) {
     *err = sdscatprintf(sdsempty(), "%s: %s", where, msg);
@@ -466,7 +449,7 @@ static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sd
         return failf(err, "unsupported format %llu (this casq %s reads formats %d to %d)",
                      (unsigned long long)format, CASQ_VERSION, PERSIST_FORMAT_OLDEST, PERSIST_FORMAT);
     *format_out = (int)format;
-    if (checkFields(root, fields, "top level", err) != C_OK) return C_ERR;
+    if (jsonCheckFields(root, fields, "top level", err) != C_OK) return C_ERR;
 
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "casq_version");
     if (item) {
@@ -484,7 +467,7 @@ static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sd
     if (broker && !cJSON_IsNull(broker)) {
         static const char *const bfields[] = {"id", "address", "epoch", NULL};
         if (!cJSON_IsObject(broker)) return failf(err, "broker: expected an object or null");
-        if (checkFields(broker, bfields, "broker", err) != C_OK) return C_ERR;
+        if (jsonCheckFields(broker, bfields, "broker", err) != C_OK) return C_ERR;
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(broker, "id");
         const cJSON *addr = cJSON_GetObjectItemCaseSensitive(broker, "address");
         if (!cJSON_IsString(id) || !id->valuestring[0]) return failf(err, "broker.id: expected a non-empty string");
@@ -524,7 +507,7 @@ static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, con
     }
     /* The value's field is named after its type: "stream", "hash" ... */
     const char *const fields[] = {"key", "type", "expires_at_ms", ot->name, NULL};
-    if (checkFields(k, fields, desc, err) != C_OK) goto done;
+    if (jsonCheckFields(k, fields, desc, err) != C_OK) goto done;
     int64_t when = 0;
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(k, "expires_at_ms");
     if (exp && jsonGetI64(exp, &when, "expires_at_ms", &msg) != C_OK) {
@@ -562,7 +545,7 @@ static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *d
     char where[64];
     snprintf(where, sizeof(where), "databases[%zu]", index);
     if (!cJSON_IsObject(d)) return failf(err, "%s: expected an object", where);
-    if (checkFields(d, fields, where, err) != C_OK) return C_ERR;
+    if (jsonCheckFields(d, fields, where, err) != C_OK) return C_ERR;
     uint64_t id;
     if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "id"), &id, "id", &msg) != C_OK) return failAt(err, where, msg);
     if (id >= (uint64_t)server.cfg.databases)

@@ -2570,24 +2570,6 @@ static void sourceSettle(loadSource *src, const cJSON *item) {
     src->item = item;
 }
 
-static int checkFields(const cJSON *obj, const char *const *allowed, const char *what, sds *err) {
-    for (const cJSON *f = obj->child; f; f = f->next) {
-        int known = 0;
-        for (int i = 0; allowed[i]; i++) known |= !strcmp(f->string, allowed[i]);
-        if (!known) {
-            *err = sdscatprintf(sdsempty(), "%s: unknown field \"%s\"", what, f->string);
-            return C_ERR;
-        }
-        for (const cJSON *g = obj->child; g != f; g = g->next) {
-            if (!strcmp(g->string, f->string)) {
-                *err = sdscatprintf(sdsempty(), "%s: field \"%s\" appears twice", what, f->string);
-                return C_ERR;
-            }
-        }
-    }
-    return C_OK;
-}
-
 static int segmentNameValid(const char *p, size_t len) {
     if (len == 0 || len > 128) return 0;
     for (size_t i = 0; i < len; i++) {
@@ -2607,7 +2589,7 @@ static int segmentCheckObject(streamSegment *g, cJSON *doc, sds *err) {
         *err = sdsnew("expected a JSON object");
         return C_ERR;
     }
-    if (checkFields(doc, fields, "object", err) != C_OK) return C_ERR;
+    if (jsonCheckFields(doc, fields, "object", err) != C_OK) return C_ERR;
     uint64_t format, count;
     streamID first, last;
     sds msg = NULL;
@@ -2666,7 +2648,7 @@ static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *sr
         *err = sdscatprintf(sdsempty(), "%s: expected an object", what);
         return C_ERR;
     }
-    if (checkFields(rec, fields, what, err) != C_OK) return C_ERR;
+    if (jsonCheckFields(rec, fields, what, err) != C_OK) return C_ERR;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
     if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring))) {
         *err = sdscatprintf(sdsempty(), "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", what);
@@ -2836,6 +2818,9 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
     stream *s = streamNew();
     sds msg = NULL;
     if (!cJSON_IsObject(obj)) return streamLoadFail(s, err, sdsnew("stream: expected an object"));
+    static const char *const fields[] = {"length",   "last_id", "first_id", "max_deleted_id", "entries_added",
+                                         "segments", "entries", "groups",   NULL};
+    if (jsonCheckFields(obj, fields, "stream", &msg) != C_OK) return streamLoadFail(s, err, msg);
 
     uint64_t length, entries_added;
     streamID last_id, first_id, max_deleted;

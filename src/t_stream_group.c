@@ -807,6 +807,8 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     snprintf(desc, sizeof(desc), "#%zu", index);
     sds msg = NULL;
     if (!cJSON_IsObject(g)) return groupLoadError(err, desc, sdsnew("expected an object"));
+    static const char *const fields[] = {"name", "last_delivered_id", "entries_read", "consumers", "pending", NULL};
+    if (jsonCheckFields(g, fields, "group", &msg) != C_OK) return groupLoadError(err, desc, msg);
 
     sds name = NULL;
     streamID last_id;
@@ -840,6 +842,8 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     const cJSON *sc;
     cJSON_ArrayForEach(sc, consumers) {
         if (!cJSON_IsObject(sc)) return groupLoadError(err, desc, sdsnew("consumers: expected objects"));
+        static const char *const cfields[] = {"name", "seen_time_ms", "active_time_ms", NULL};
+        if (jsonCheckFields(sc, cfields, "consumer", &msg) != C_OK) return groupLoadError(err, desc, msg);
         sds cname;
         int64_t seen, active;
         if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(sc, "name"), &cname, "consumer name", &msg) != C_OK)

@@ -98,6 +98,16 @@ def cases(good):
         ("duplicate key", edit(good, dup_key), "appears twice"),
         ("database out of range", edit(good, db_range), "database 99 does not exist"),
         ("unsupported type", edit(good, wrong_type), "type \"hash\" is not supported"),
+        # Issue 14, fault 6: unknown and duplicate fields inside streams,
+        # groups and consumers were accepted, then dropped by the next
+        # commit (a duplicated "entries" lost entries for good).
+        ("duplicate stream field", good.replace(b'"entries":[', b'"entries":[],"entries":[', 1),
+         "field \"entries\" appears twice"),
+        ("unknown stream field", edit(good, lambda d: stream_of(d).update(extra=1)), "unknown field \"extra\""),
+        ("unknown group field", edit(good, lambda d: stream_of(d)["groups"][0].update(extra=1)),
+         "unknown field \"extra\""),
+        ("unknown consumer field", edit(good, lambda d: stream_of(d)["groups"][0]["consumers"][0].update(extra=1)),
+         "unknown field \"extra\""),
     ]
 
 
