@@ -115,6 +115,7 @@ typedef struct commitState {
     persistHeader flight_hdr; /* header written (becomes doc on success) */
     /* --- debug delay (commit-debug-delay) --- */
     struct event *delay_ev;   /* commit-debug-delay: starts the write */
+    int delay_pending;        /* delay_ev is armed for the commit in flight */
     /* --- retries --- */
     struct event *retry_ev;   /* wakes the loop when the backoff is over */
     int backing_off;          /* no commit until retry_ev fires */
@@ -772,7 +773,22 @@ static void commitWrite(commitState *cs) {
 static void delayTimerFired(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
-    commitWrite(arg);
+    commitState *cs = arg;
+    cs->delay_pending = 0;
+    commitWrite(cs);
+}
+
+void commitDebugDelayChanged(void) {
+    commitState *cs = server.commit;
+    if (!cs || !cs->delay_pending) return;
+    long long left = server.cfg.commit_debug_delay_ms - (ustime() - cs->flight_start_us) / 1000;
+    if (left <= 0) {
+        evtimer_del(cs->delay_ev);
+        cs->delay_pending = 0;
+        commitWrite(cs);
+        return;
+    }
+    addTimer(cs->delay_ev, left);
 }
 
 /* A big document is a fresh allocation at every commit, and faulting it in
@@ -816,6 +832,7 @@ static void commitStart(commitState *cs) {
     cs->flight_bytes = doc->len;
     cs->in_flight = 1;
     if (server.cfg.commit_debug_delay_ms > 0) {
+        cs->delay_pending = 1;
         addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
         return;
     }

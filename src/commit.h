@@ -77,6 +77,10 @@ void commitFollowerReload(void);
  * document, every entry inline (the store is only read). */
 int commitExportState(const char *path, sds *err);
 
+/* commit-debug-delay changed: a commit waiting for it follows the new
+ * value. */
+void commitDebugDelayChanged(void);
+
 /* How long the last load of the document took (ms). */
 long long commitLastLoadMs(void);
 

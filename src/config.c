@@ -27,6 +27,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "commit.h"
 #include "server.h"
 
 /* Nested `include` deeper than this is surely a loop. */
@@ -94,10 +95,13 @@ struct configDirective {
 
 #define FIELD(f) offsetof(serverConfig, f)
 
+static const configEnumValue enableDebugEnum[] = {
+    {"no", ENABLE_DEBUG_NO}, {"yes", ENABLE_DEBUG_YES}, {NULL, 0}};
+
 static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool;
 static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
-static configApplyFunction applyHz;
+static configApplyFunction applyHz, applyCommitDebugDelay;
 
 static const configEnumValue loglevelEnum[] = {
     {"debug", LL_DEBUG},
@@ -194,7 +198,10 @@ static const configDirective configTable[] = {
     {.name = "commit-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(commit_timeout_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "30000"},
     {.name = "commit-debug-delay", .type = CONFIG_LONGLONG, .flags = CONFIG_HIDDEN,
-     .offset = FIELD(commit_debug_delay_ms), .min = 0, .max = LLONG_MAX, .default_value = "0"},
+     .offset = FIELD(commit_debug_delay_ms), .min = 0, .max = COMMIT_DEBUG_DELAY_MAX_MS, .default_value = "0",
+     .apply = applyCommitDebugDelay},
+    {.name = "enable-debug-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,
+     .offset = FIELD(enable_debug_command), .default_value = "no", .enum_values = enableDebugEnum},
     {.name = "segment-seal-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_seal_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "64kb"},
     {.name = "segment-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_max_bytes),
@@ -665,6 +672,25 @@ static void clampHz(void) {
     if (server.cfg.hz > CONFIG_MAX_HZ) server.cfg.hz = CONFIG_MAX_HZ;
 }
 
+/* Test knobs (commit-debug-delay) need enable-debug-command, as Redis's
+ * DEBUG does: a knob that can stall every write is not for production. */
+static int debugKnobsCheck(sds *err) {
+    if (server.cfg.commit_debug_delay_ms && server.cfg.enable_debug_command == ENABLE_DEBUG_NO) {
+        *err = sdsnew("commit-debug-delay is a test setting: start casq with enable-debug-command yes to use "
+                      "it");
+        return 0;
+    }
+    return 1;
+}
+
+/* The commit in flight, if it is being delayed, follows the new delay
+ * (0 writes it now). */
+static int applyCommitDebugDelay(sds *err) {
+    if (!debugKnobsCheck(err)) return 0;
+    commitDebugDelayChanged();
+    return 1;
+}
+
 /* A new hz re-arms the cron timer. */
 static int applyHz(sds *err) {
     (void)err;
@@ -891,6 +917,7 @@ int loadServerConfig(const char *filename, const char *options, sds *err) {
     int ret = loadConfigString(text, 0, err);
     sdsfree(text);
     clampHz();
+    if (ret == C_OK && !debugKnobsCheck(err)) ret = C_ERR;
     return ret;
 }
 

@@ -88,6 +88,10 @@ typedef struct robj {
 struct storeDoc;
 struct cJSON;
 
+#define ENABLE_DEBUG_NO 0
+#define ENABLE_DEBUG_YES 1
+#define COMMIT_DEBUG_DELAY_MAX_MS 60000 /* commit-debug-delay's bound */
+
 /* What the generic code (db.c, object.c, persist.c) needs to know of a
  * type. Every type module defines one (e.g. streamObjectType) and lists it
  * in object.c's objectTypes[]. */
@@ -359,7 +363,9 @@ typedef struct serverConfig {
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
-    long long commit_debug_delay_ms;    /* debug only: delay each commit */
+    long long commit_debug_delay_ms;    /* debug only: delay each commit
+                                         * (needs enable_debug_command) */
+    int enable_debug_command;           /* ENABLE_DEBUG_*: test knobs allowed */
     long long broker_timeout_ms;        /* failover: broker silence limit */
     long long segment_seal_bytes;       /* a stream's sealable inline bytes
                                          * that make a segment */

@@ -215,7 +215,7 @@ start_server {tags {"monitor"}} {
 # casq (design.md §4): a monitor line shows a command's arguments, so it is
 # released only once the change it describes is durable. The hidden
 # commit-debug-delay makes the commit slow enough to see it.
-start_server {tags {"monitor" "needs:casq"} casq_overrides {commit-debug-delay 800}} {
+start_server {tags {"monitor" "needs:casq"} casq_overrides {enable-debug-command yes commit-debug-delay 800}} {
     test {A monitor line waits for the commit of the change it shows} {
         set rd [redis_deferring_client]
         $rd monitor

@@ -155,7 +155,7 @@ proc assert_no_reply_then_closed {client} {
     assert_match {*connection closed*} $e
 }
 
-start_server {tags {"persistence" "needs:persistence" "needs:casq"} casq_overrides {commit-debug-delay 3000}} {
+start_server {tags {"persistence" "needs:persistence" "needs:casq"} casq_overrides {enable-debug-command yes commit-debug-delay 3000}} {
     test {A write's reply is held until its commit (killed before: no reply)} {
         set rd [redis_deferring_client]
         $rd xadd held * f v
@@ -207,7 +207,7 @@ start_server {tags {"persistence" "needs:persistence" "needs:casq"} casq_overrid
 # forget the client when the first commit landed, so the later replies were
 # never sent. Pipelines of different lengths put the block boundary at
 # different places.
-start_server {tags {"persistence" "needs:casq"} casq_overrides {commit-debug-delay 50}} {
+start_server {tags {"persistence" "needs:casq"} casq_overrides {enable-debug-command yes commit-debug-delay 50}} {
     test {Every pipelined reply arrives, whatever the reply-block boundaries} {
         set rd [redis_deferring_client]
         $rd timeout 30000
@@ -222,5 +222,41 @@ start_server {tags {"persistence" "needs:casq"} casq_overrides {commit-debug-del
             assert_equal PONG [$rd read]
         }
         $rd close
+    }
+}
+
+# Issue 14, fault 3: `CONFIG SET commit-debug-delay 9223372036854775807`,
+# one XADD, then setting it back to 0 left that commit pending forever. The
+# knob is for tests only: it needs enable-debug-command, it is bounded, and
+# a change applies to the commit waiting for it.
+start_server {tags {"persistence" "needs:casq"}} {
+    test {commit-debug-delay needs enable-debug-command} {
+        assert_error {*enable-debug-command yes*} {r config set commit-debug-delay 100}
+        assert_equal 0 [lindex [r config get commit-debug-delay] 1]
+        r xadd k * f v
+        assert_equal 1 [r xlen k]
+    }
+}
+
+start_server {tags {"persistence" "needs:casq"} casq_overrides {enable-debug-command yes}} {
+    test {commit-debug-delay is bounded} {
+        assert_error {*} {r config set commit-debug-delay 9223372036854775807}
+        assert_error {*} {r config set commit-debug-delay 60001}
+        r config set commit-debug-delay 60000
+        r config set commit-debug-delay 0
+    }
+
+    test {Setting commit-debug-delay back to 0 releases the commit waiting for it} {
+        r config set commit-debug-delay 60000
+        set rd [redis_deferring_client]
+        $rd xadd k * f v
+        $rd flush
+        after 100
+        set t0 [clock milliseconds]
+        r config set commit-debug-delay 0
+        assert_match {*-*} [$rd read]
+        assert_range [expr {[clock milliseconds] - $t0}] 0 5000
+        $rd close
+        assert_equal 1 [r xlen k]
     }
 }

@@ -177,7 +177,7 @@ start_server {tags {"save"}} {
 # casq: SAVE's reply waits for the commit of every change made before it,
 # here slowed down by the hidden commit-debug-delay. Against Redis the
 # override does not apply and the same assertions hold.
-start_server {tags {"save"} casq_overrides {commit-debug-delay 500}} {
+start_server {tags {"save"} casq_overrides {enable-debug-command yes commit-debug-delay 500}} {
     test {SAVE replies only once earlier changes are durable} {
         set rd [redis_deferring_client]
         $rd xadd pending * f v

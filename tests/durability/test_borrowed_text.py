@@ -125,7 +125,7 @@ def snapshot(r):
 def main():
     work = tempfile.mkdtemp(prefix="casq-borrow-")
     path = os.path.join(work, "queue.json")
-    casq = Casq(PORT, work, "--commit-debug-delay", "20").start()
+    casq = Casq(PORT, work, "--enable-debug-command", "yes", "--commit-debug-delay", "20").start()
     try:
         r = casq.client()
         # Big streams first: 3000 entries of ~80 bytes of JSON each.

@@ -90,7 +90,7 @@ def blocking_reader(port, path):
 def main():
     datadir = tempfile.mkdtemp(prefix="casq-ryw-")
     path = os.path.join(datadir, "queue.json")
-    casq = Casq(PORT, datadir, "--commit-debug-delay", "200").start()
+    casq = Casq(PORT, datadir, "--enable-debug-command", "yes", "--commit-debug-delay", "200").start()
     threads = [threading.Thread(target=poller, args=(PORT, path)) for _ in range(2)]
     threads.append(threading.Thread(target=blocking_reader, args=(PORT, path)))
     for t in threads:
