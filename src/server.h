@@ -571,6 +571,13 @@ int getRangeLongFromObjectOrReply(client *c, sds o, long min, long max, long *ta
 int getUnsignedLongLongFromObjectOrReply(client *c, sds o, unsigned long long *target, const char *msg);
 int getTimeoutFromObjectOrReply(client *c, sds o, long long *timeout_ms, int unit_seconds);
 int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase);
+/* String <-> number conversions (util.c; t_string, t_hash), as Redis's. */
+#define MAX_LONG_DOUBLE_CHARS (5 * 1024)
+#define LD_STR_AUTO 0  /* "%.17Lg" */
+#define LD_STR_HUMAN 1 /* "%.17Lf", trailing zeroes removed */
+int ld2string(char *buf, size_t len, long double value, int mode);
+int string2ld(const char *s, size_t slen, long double *dp);
+int getLongDoubleFromObjectOrReply(client *c, sds o, long double *target, const char *msg);
 
 /* ------------------------------------------------------------------------
  * Keyspace (db.c)
