@@ -1630,10 +1630,12 @@ const commandDoc commandDocsTable[] = {
  * (commands_docs_<type>.c). Each is sorted by full name. A new table is
  * added here. */
 extern const commandDoc stringCommandDocsTable[]; /* commands_docs_string.c */
+extern const commandDoc hashCommandDocsTable[];   /* commands_docs_hash.c */
 
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
     stringCommandDocsTable,
+    hashCommandDocsTable,
     NULL,
 };
 

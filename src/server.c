@@ -47,12 +47,13 @@ extern struct redisCommand slowlogCommandTable[]; /* slowlog.c */
 extern struct redisCommand monitorCommandTable[]; /* monitor.c */
 extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
 extern struct redisCommand stringCommandTable[];  /* t_string.c */
+extern struct redisCommand hashCommandTable[];    /* t_hash.c */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
     objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
-    stringCommandTable,
+    stringCommandTable, hashCommandTable,
     NULL,
 };
 

@@ -358,6 +358,8 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
+    long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */

@@ -20,8 +20,6 @@
  *
  * Every change goes through signalModifiedKey, so it is part of the next
  * commit and the reply waits for it (design.md §4). */
-#include "t_string.h"
-
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -89,7 +87,7 @@ static robj *createStringObjectWithEncoding(const char *p, size_t len, int enc) 
     return createObject(OBJ_STRING, strvNew(p, len, len, enc));
 }
 
-robj *createStringObject(const char *p, size_t len) {
+static robj *createStringObject(const char *p, size_t len) {
     return createStringObjectWithEncoding(p, len, stringCanonicalEncoding(p, len));
 }
 
@@ -99,9 +97,7 @@ static robj *createStringObjectFromLongLong(long long v) {
     return createStringObjectWithEncoding(buf, (size_t)len, STRING_ENC_INT);
 }
 
-const char *stringObjectPtr(const robj *o) { return ((const stringValue *)o->ptr)->buf; }
-
-size_t stringObjectLen(const robj *o) { return ((const stringValue *)o->ptr)->len; }
+static size_t stringObjectLen(const robj *o) { return ((const stringValue *)o->ptr)->len; }
 
 /* Redis's dbUnshareStringValue: before an in-place change the value
  * becomes raw. */
