@@ -184,7 +184,7 @@ static const configDirective configTable[] = {
 
     /* --- Hashes (t_hash.c): when OBJECT ENCODING says hashtable --- */
     {.name = "hash-max-listpack-entries", .alias = "hash-max-ziplist-entries", .type = CONFIG_LONGLONG,
-     .offset = FIELD(hash_max_listpack_entries), .min = 0, .max = LONG_MAX, .default_value = "128"},
+     .offset = FIELD(hash_max_listpack_entries), .min = 0, .max = LONG_MAX, .default_value = "512"},
     {.name = "hash-max-listpack-value", .alias = "hash-max-ziplist-value", .type = CONFIG_MEMORY,
      .offset = FIELD(hash_max_listpack_value), .min = 0, .max = LONG_MAX, .default_value = "64"},
 

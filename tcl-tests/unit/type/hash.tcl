@@ -406,7 +406,7 @@ start_server {tags {"hash"}} {
     } {1 hashtable} {redis7.2}
 
     test {Encoding: a value longer than hash-max-listpack-value} {
-        r config set hash-max-listpack-entries 128
+        r config set hash-max-listpack-entries 512
         r config set hash-max-listpack-value 8
         r del h h2 h3 h4
         r hset h a 12345678
@@ -426,17 +426,17 @@ start_server {tags {"hash"}} {
     } {{hash-max-listpack-entries 77} {hash-max-listpack-value 33}}
 
     test {COPY keeps the encoding and makes an independent hash} {
-        r config set hash-max-listpack-entries 128
+        r config set hash-max-listpack-entries 512
         r config set hash-max-listpack-value 64
         r del h c1 c2
         r hset h a 1 b 2
         r copy h c1
         r hset h c 3
         r del big
-        for {set i 0} {$i < 200} {incr i} {r hset big f$i $i}
+        for {set i 0} {$i < 600} {incr i} {r hset big f$i $i}
         r copy big c2
         list [r hgetall c1] [r object encoding c1] [r object encoding c2] [r hlen c2] [r hget c2 f150]
-    } {{a 1 b 2} listpack hashtable 200 150}
+    } {{a 1 b 2} listpack hashtable 600 150}
 
     test {RENAME a hash keeps its TTL, TYPE and SCAN TYPE see it} {
         r flushdb
@@ -459,14 +459,14 @@ start_server {tags {"hash"}} {
 start_server {tags {hash needs:persistence needs:restart}} {
     test {Hashes survive a restart with their order; a hashtable that fits is a listpack again} {
         r hset small z 1 a 2 bin "\x00\xff"
-        for {set i 0} {$i < 200} {incr i} {r hset big f$i $i}
-        for {set i 0} {$i < 190} {incr i} {r hdel big f$i}
+        for {set i 0} {$i < 600} {incr i} {r hset big f$i $i}
+        for {set i 0} {$i < 590} {incr i} {r hdel big f$i}
         r hset t a 1
         r expire t 1000
         set before [r hgetall small]
         set enc_before [r object encoding big]
         restart_server
         list [expr {[r hgetall small] eq $before}] $enc_before [r object encoding big] [r hlen big] \
-             [r hget big f195] [expr {[r ttl t] > 900}] [r object encoding small]
-    } {1 hashtable listpack 10 195 1 listpack}
+             [r hget big f595] [expr {[r ttl t] > 900}] [r object encoding small]
+    } {1 hashtable listpack 10 595 1 listpack}
 }
