@@ -301,12 +301,12 @@ static sds hashTypeCatJSON(sds out, robj *o) {
 
 static void *hashTypeFromJSON(const cJSON *v, sds *err) {
     if (!cJSON_IsArray(v)) {
-        *err = sdsnew("hash: expected an array of [field, value] pairs");
+        *err = sdsnew("expected an array of [field, value] pairs");
         return NULL;
     }
     int n = cJSON_GetArraySize(v);
     if (n == 0) {
-        *err = sdsnew("hash: a hash has at least one field");
+        *err = sdsnew("a hash has at least one field");
         return NULL;
     }
     hashValue *h = hashNew();
@@ -317,19 +317,19 @@ static void *hashTypeFromJSON(const cJSON *v, sds *err) {
     cJSON_ArrayForEach(pair, v) {
         sds field = NULL, value = NULL;
         if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2) {
-            *err = sdscatprintf(sdsempty(), "hash: pair #%d: expected [field, value]", idx);
+            *err = sdscatprintf(sdsempty(), "pair #%d: expected [field, value]", idx);
             goto fail;
         }
         sds e = NULL;
         if (jsonGetBytes(cJSON_GetArrayItem(pair, 0), &field, "field", &e) != C_OK ||
             jsonGetBytes(cJSON_GetArrayItem(pair, 1), &value, "value", &e) != C_OK) {
-            *err = sdscatprintf(sdsempty(), "hash: pair #%d: %s", idx, e);
+            *err = sdscatprintf(sdsempty(), "pair #%d: %s", idx, e);
             sdsfree(e);
             sdsfree(field);
             goto fail;
         }
         if (hashGet(h, field)) {
-            *err = sdscatprintf(sdsempty(), "hash: pair #%d: the field appears twice", idx);
+            *err = sdscatprintf(sdsempty(), "pair #%d: the field appears twice", idx);
             sdsfree(field);
             sdsfree(value);
             goto fail;

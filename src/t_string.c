@@ -145,7 +145,7 @@ static sds stringTypeCatJSON(sds out, robj *o) {
 
 static void *stringTypeFromJSON(const cJSON *v, sds *err) {
     sds s;
-    if (jsonGetBytes(v, &s, "string", err) != C_OK) return NULL;
+    if (jsonGetBytes(v, &s, "value", err) != C_OK) return NULL;
     size_t len = sdslen(s);
     stringValue *sv = strvNew(s, len, len, stringCanonicalEncoding(s, len));
     sdsfree(s);
