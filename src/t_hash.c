@@ -28,7 +28,9 @@
 #include <cjson/cJSON.h>
 
 #include "jsonutil.h"
+#include "persist.h"
 #include "server.h"
+#include "store.h"
 
 /* ========================================================================
  * The value
@@ -37,6 +39,17 @@
 #define HASH_ENC_LISTPACK 0
 #define HASH_ENC_HT 1
 
+/* A big hash's document JSON is kept in chunks, one per
+ * HASH_CHUNK_BUCKETS buckets of its table: a commit re-encodes only the
+ * chunks whose pairs changed and lends the others to the document
+ * (docTextRef), as streams do with their nodes. */
+#define HASH_CHUNK_BUCKETS 64
+
+typedef struct hashChunk {
+    sds json;     /* "[f,v],[f,v]..." of the chunk's buckets; NULL: stale */
+    uint64_t pin; /* docTextRef's pin */
+} hashChunk;
+
 typedef struct hashValue {
     int enc;               /* HASH_ENC_* */
     unsigned long lplen;   /* listpack: pairs used */
@@ -44,6 +57,10 @@ typedef struct hashValue {
     sds *lp;               /* listpack: field, value, field, value ... */
     dict *ht;              /* hashtable: sds field -> sds value */
     size_t bytes;          /* field and value bytes, for jsonBytes */
+    hashChunk *chunks;     /* hashtable: JSON chunks, NULL until a commit
+                            * encodes the hash through docJSON */
+    unsigned long nchunks; /* chunks allocated */
+    unsigned long chunks_size; /* ht->size the chunks were laid out for */
 } hashValue;
 
 static uint64_t hashSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
@@ -61,7 +78,35 @@ static hashValue *hashNew(void) { return zcalloc(sizeof(hashValue)); }
 
 static unsigned long hashTypeLength(const hashValue *h) { return h->enc == HASH_ENC_LISTPACK ? h->lplen : dictSize(h->ht); }
 
+/* Drops every chunk (a borrowed one goes to the document that borrowed
+ * it). */
+static void hashChunksFree(hashValue *h) {
+    for (unsigned long i = 0; i < h->nchunks; i++)
+        if (h->chunks[i].json) docTextFree(h->chunks[i].json, h->chunks[i].pin);
+    zfree(h->chunks);
+    h->chunks = NULL;
+    h->nchunks = h->chunks_size = 0;
+}
+
+/* field's pair changed (set, updated or deleted): its chunk is stale. A
+ * table that was resized meanwhile invalidates every chunk. */
+static void hashChunkTouch(hashValue *h, sds field) {
+    if (!h->chunks) return;
+    if (h->ht->size != h->chunks_size) {
+        hashChunksFree(h);
+        return;
+    }
+    unsigned long b = (unsigned long)(hashSdsHash(field) & (h->ht->size - 1));
+    hashChunk *ch = &h->chunks[b / HASH_CHUNK_BUCKETS];
+    if (ch->json) {
+        docTextFree(ch->json, ch->pin);
+        ch->json = NULL;
+        ch->pin = 0;
+    }
+}
+
 static void hashFree(hashValue *h) {
+    hashChunksFree(h);
     if (h->enc == HASH_ENC_LISTPACK) {
         for (unsigned long i = 0; i < 2 * h->lplen; i++) sdsfree(h->lp[i]);
         zfree(h->lp);
@@ -150,11 +195,13 @@ static int hashSet(hashValue *h, sds field, sds value) {
         h->bytes += sdslen(value);
         sdsfree(de->val);
         de->val = value;
+        hashChunkTouch(h, field);
         sdsfree(field);
         return 1;
     }
     dictAdd(h->ht, field, value);
     h->bytes += sdslen(field) + sdslen(value);
+    hashChunkTouch(h, field);
     return 0;
 }
 
@@ -174,6 +221,7 @@ static int hashDelete(hashValue *h, sds field) {
     if (!de) return 0;
     h->bytes -= sdslen(de->key) + sdslen(de->val);
     dictDelete(h->ht, field);
+    hashChunkTouch(h, field);
     return 1;
 }
 
@@ -299,6 +347,54 @@ static sds hashTypeCatJSON(sds out, robj *o) {
     return sdscatlen(out, "]", 1);
 }
 
+/* The pairs of buckets [from, to) as "[f,v],[f,v]...". */
+static sds hashChunkJSON(const hashValue *h, unsigned long from, unsigned long to) {
+    sds out = sdsempty();
+    for (unsigned long b = from; b < to; b++) {
+        for (dictEntry *de = h->ht->table[b]; de; de = de->next) {
+            out = sdscatlen(out, sdslen(out) ? ",[" : "[", sdslen(out) ? 2 : 1);
+            out = jsonCatBytes(out, de->key, sdslen(de->key));
+            out = sdscatlen(out, ",", 1);
+            out = jsonCatBytes(out, de->val, sdslen(de->val));
+            out = sdscatlen(out, "]", 1);
+        }
+    }
+    return out;
+}
+
+/* A big hash into the document: unchanged chunks are lent, stale ones
+ * re-encoded first. A listpack is small: catJSON. */
+static void hashTypeDocJSON(storeDoc *d, robj *o) {
+    hashValue *h = o->ptr;
+    if (h->enc != HASH_ENC_HT || h->ht->size == 0) {
+        d->own = hashTypeCatJSON(d->own, o);
+        return;
+    }
+    if (h->chunks && h->chunks_size != h->ht->size) hashChunksFree(h);
+    if (!h->chunks) {
+        h->nchunks = (h->ht->size + HASH_CHUNK_BUCKETS - 1) / HASH_CHUNK_BUCKETS;
+        h->chunks = zcalloc(sizeof(hashChunk) * h->nchunks);
+        h->chunks_size = h->ht->size;
+    }
+    d->own = sdscatlen(d->own, "[", 1);
+    int first = 1;
+    for (unsigned long i = 0; i < h->nchunks; i++) {
+        hashChunk *ch = &h->chunks[i];
+        if (!ch->json) {
+            unsigned long from = i * HASH_CHUNK_BUCKETS;
+            unsigned long to = from + HASH_CHUNK_BUCKETS;
+            if (to > h->ht->size) to = h->ht->size;
+            ch->json = hashChunkJSON(h, from, to);
+            ch->pin = 0;
+        }
+        if (sdslen(ch->json) == 0) continue;
+        if (!first) d->own = sdscatlen(d->own, ",", 1);
+        first = 0;
+        docTextRef(d, ch->json, &ch->pin);
+    }
+    d->own = sdscatlen(d->own, "]", 1);
+}
+
 static void *hashTypeFromJSON(const cJSON *v, sds *err) {
     if (!cJSON_IsArray(v)) {
         *err = sdsnew("expected an array of [field, value] pairs");
@@ -352,7 +448,7 @@ const objectType hashObjectType = {
     .computeSize = hashTypeComputeSize,
     .jsonBytes = hashTypeJSONBytes,
     .catJSON = hashTypeCatJSON,
-    .docJSON = NULL,
+    .docJSON = hashTypeDocJSON,
     .fromJSON = hashTypeFromJSON,
 };
 
