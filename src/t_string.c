@@ -28,7 +28,9 @@
 #include <cjson/cJSON.h>
 
 #include "jsonutil.h"
+#include "persist.h"
 #include "server.h"
+#include "store.h"
 
 /* ========================================================================
  * The value
@@ -37,6 +39,9 @@
 #define STRING_ENC_RAW 0
 #define STRING_ENC_INT 1
 #define STRING_ENC_EMBSTR 2
+#define STRING_ENC_MASK 3
+/* Flag in enc: the value's document JSON is kept in stringJSONCache. */
+#define STRING_HAS_JSON 4
 
 #define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44 /* Redis's */
 #define STRING_MAX_PREALLOC (1024 * 1024) /* sds's SDS_MAX_PREALLOC */
@@ -101,8 +106,11 @@ static size_t stringObjectLen(const robj *o) { return ((const stringValue *)o->p
 
 /* Redis's dbUnshareStringValue: before an in-place change the value
  * becomes raw. */
+static void stringDropJSON(stringValue *sv);
+
 static stringValue *stringUnshare(robj *o) {
     stringValue *sv = o->ptr;
+    stringDropJSON(sv);
     sv->enc = STRING_ENC_RAW;
     return sv;
 }
@@ -111,16 +119,55 @@ static stringValue *stringUnshare(robj *o) {
  * The type (server.h, objectType)
  * ===================================================================== */
 
-static void stringTypeFree(void *ptr) { zfree(ptr); }
+/* ------------------------------------------------------------------------
+ * A big string's document JSON (base64 or escaped text) is kept between
+ * commits and lent to the document (docTextRef), so an unchanged big value
+ * costs a commit nothing but its write. Kept aside, keyed by the value,
+ * so small strings pay nothing; STRING_HAS_JSON says a value has one.
+ * --------------------------------------------------------------------- */
+
+typedef struct stringJSON {
+    sds json;     /* the value's JSON */
+    uint64_t pin; /* docTextRef's pin */
+} stringJSON;
+
+static uint64_t ptrHash(const void *key) {
+    uintptr_t p = (uintptr_t)key;
+    return dictGenHashFunction(&p, sizeof(p));
+}
+
+static int ptrCompare(const void *a, const void *b) { return a == b; }
+
+static void stringJSONFree(void *val) {
+    stringJSON *j = val;
+    docTextFree(j->json, j->pin);
+    zfree(j);
+}
+
+static dictType stringJSONDictType = {ptrHash, ptrCompare, NULL, stringJSONFree};
+static dict *stringJSONCache; /* stringValue* -> stringJSON* */
+
+/* Before sv changes or goes: its JSON is stale (a borrowed one goes to the
+ * document that borrowed it). */
+static void stringDropJSON(stringValue *sv) {
+    if (!(sv->enc & STRING_HAS_JSON)) return;
+    dictDelete(stringJSONCache, sv);
+    sv->enc &= (unsigned char)~STRING_HAS_JSON;
+}
+
+static void stringTypeFree(void *ptr) {
+    stringDropJSON(ptr);
+    zfree(ptr);
+}
 
 /* COPY keeps the encoding, as Redis's dupStringObject. */
 static void *stringTypeDup(const void *ptr) {
     const stringValue *sv = ptr;
-    return strvNew(sv->buf, sv->len, sv->len, sv->enc);
+    return strvNew(sv->buf, sv->len, sv->len, sv->enc & STRING_ENC_MASK);
 }
 
 static const char *stringTypeEncoding(const robj *o) {
-    switch (((const stringValue *)o->ptr)->enc) {
+    switch (((const stringValue *)o->ptr)->enc & STRING_ENC_MASK) {
     case STRING_ENC_INT: return "int";
     case STRING_ENC_EMBSTR: return "embstr";
     default: return "raw";
@@ -143,6 +190,20 @@ static sds stringTypeCatJSON(sds out, robj *o) {
     return jsonCatBytes(out, sv->buf, sv->len);
 }
 
+static void stringTypeDocJSON(storeDoc *d, robj *o) {
+    stringValue *sv = o->ptr;
+    if (!stringJSONCache) stringJSONCache = dictCreate(&stringJSONDictType);
+    stringJSON *j = (sv->enc & STRING_HAS_JSON) ? dictFetchValue(stringJSONCache, sv) : NULL;
+    if (!j) {
+        j = zmalloc(sizeof(*j));
+        j->json = jsonCatBytes(sdsempty(), sv->buf, sv->len);
+        j->pin = 0;
+        dictAdd(stringJSONCache, sv, j);
+        sv->enc |= STRING_HAS_JSON;
+    }
+    docTextRef(d, j->json, &j->pin);
+}
+
 static void *stringTypeFromJSON(const cJSON *v, sds *err) {
     sds s;
     if (jsonGetBytes(v, &s, "value", err) != C_OK) return NULL;
@@ -161,7 +222,7 @@ const objectType stringObjectType = {
     .computeSize = stringTypeComputeSize,
     .jsonBytes = stringTypeJSONBytes,
     .catJSON = stringTypeCatJSON,
-    .docJSON = NULL,
+    .docJSON = stringTypeDocJSON,
     .fromJSON = stringTypeFromJSON,
 };
 
@@ -199,7 +260,7 @@ static void setKey(client *c, redisDb *db, sds key, robj *val, int keepttl) {
  * (Redis's dbReplaceValue), or adds the key. */
 static void setValueKeepTTL(client *c, redisDb *db, sds key, robj *existing, stringValue *nv) {
     if (existing) {
-        zfree(existing->ptr);
+        stringTypeFree(existing->ptr);
         existing->ptr = nv;
         signalModifiedKey(c, db, key, existing);
     } else {

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """test_borrowed_text_strhash.py -- a commit lends big hashes' JSON chunks
-to the document being written (docTextRef) instead of copying them;
+and big strings' JSON to the document being written (docTextRef) instead
+of copying them;
 commands that change those hashes while the write is in flight must leave
 the document being written untouched, and every document that reaches the
 disk must be whole and consistent.
@@ -8,10 +9,12 @@ disk must be whole and consistent.
 casq runs with commit-debug-delay 20, so every commit stays in flight at
 least 20 ms, while several clients set, update, increment and delete fields
 of big hashes (well over the 64 KB under which a key's JSON is copied into
-the document), grow them past table resizes, COPY and RENAME them. Every
-field's value names the field (v:<field>:<n>), so a checker reading
-queue.json over and over can check each version: it parses, no field twice,
-every value belongs to its field. At the end the state is read through the
+the document), grow them past table resizes and COPY them, and SET,
+APPEND, SETRANGE, INCRBYFLOAT over and GETDEL big strings. Every field's
+value names the field (v:<field>:<n>) and every big string starts with
+S:<key>:, so a checker reading queue.json over and over can check each
+version: it parses, no field twice, every value belongs to its field or
+key. At the end the state is read through the
 server, the server is SIGKILLed and restarted, and it must be identical.
 Ports 24700-24799.
 """
@@ -59,10 +62,27 @@ def writer(i):
         elif c < 0.9:
             g = b"f%d\x00" % rng.randrange(6000)
             r.hset(h, mapping={f: b"v:" + f + b":m%d" % n, g: b"v:" + g + b":m%d" % n})
-        elif c < 0.97:
+        elif c < 0.95:
             r.hincrby(h, b"counter", 1)
-        else:
+        elif c < 0.96:
             r.copy(h, b"copy:%d" % i, replace=True)
+        else:
+            k = b"bigs:%d\xff" % rng.randrange(6)
+            p = b"S:" + k + b":"
+            c = rng.random()
+            if c < 0.4:
+                r.set(k, p + os.urandom(rng.randrange(50000, 90000)))
+            elif c < 0.7:
+                r.append(k, p + os.urandom(rng.randrange(100, 5000)))
+            elif c < 0.85:
+                if r.exists(k):
+                    r.setrange(k, len(p) + rng.randrange(1000), os.urandom(rng.randrange(1, 300)))
+            elif c < 0.95:
+                r.getdel(k)
+            else:
+                r.set(k, b"1.5")
+                r.incrbyfloat(k, 1)  # small now: no longer lent
+                r.set(k, p + b"t" * 70000)
 
 
 def Casq_client(i):
@@ -87,6 +107,12 @@ def check_doc(path):
         versions["n"] += 1
         for d in doc["databases"]:
             for k in d["keys"]:
+                if k["type"] == "string":
+                    key = doc_bytes(k["key"])
+                    v = doc_bytes(k["string"])
+                    if not v.startswith(b"S:" + key + b":") and v not in (b"1.5", b"2.5"):
+                        problems.append(f"{key!r}: string {v[:30]!r}")
+                    continue
                 if k["type"] != "hash":
                     continue
                 seen = set()
@@ -122,15 +148,18 @@ def main():
     encs = {r.object("encoding", h) for h in HASHES}
     check(encs == {b"hashtable"}, f"borrowed-strhash: the hashes are hashtables ({encs})")
 
-    keys = sorted(r.keys("*"))
-    before = {k: r.hgetall(k) for k in keys}
+    def state(r):
+        return {k: (r.hgetall(k) if r.type(k) == b"hash" else r.get(k)) for k in sorted(r.keys("*"))}
+
+    before = state(r)
     sizes = [len(v) for v in before.values()]
+    check(sum(1 for k in before if k.startswith(b"bigs:")) >= 1, "borrowed-strhash: big strings were written")
     r.close()
     casq.kill(signal.SIGKILL)
     casq.start()
     r = casq.client()
-    after = {k: r.hgetall(k) for k in sorted(r.keys("*"))}
-    check(before == after, f"borrowed-strhash: SIGKILL and restart keep every hash as it was ({sizes})")
+    after = state(r)
+    check(before == after, f"borrowed-strhash: SIGKILL and restart keep every hash and string as it was ({sizes})")
     r.close()
     check(casq.stop() == 0, "borrowed-strhash: clean shutdown")
     shutil.rmtree(datadir, ignore_errors=True)
