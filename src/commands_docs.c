@@ -1629,8 +1629,13 @@ const commandDoc commandDocsTable[] = {
 /* Every docs table: this file's, and one per data type module
  * (commands_docs_<type>.c). Each is sorted by full name. A new table is
  * added here. */
+extern const commandDoc stringCommandDocsTable[]; /* commands_docs_string.c */
+extern const commandDoc hashCommandDocsTable[];   /* commands_docs_hash.c */
+
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
+    stringCommandDocsTable,
+    hashCommandDocsTable,
     NULL,
 };
 

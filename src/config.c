@@ -186,6 +186,12 @@ static const configDirective configTable[] = {
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, .offset = FIELD(lazyfree_lazy_user_flush),
      .default_value = "no"},
 
+    /* --- Hashes (t_hash.c): when OBJECT ENCODING says hashtable --- */
+    {.name = "hash-max-listpack-entries", .alias = "hash-max-ziplist-entries", .type = CONFIG_LONGLONG,
+     .offset = FIELD(hash_max_listpack_entries), .min = 0, .max = LONG_MAX, .default_value = "512"},
+    {.name = "hash-max-listpack-value", .alias = "hash-max-ziplist-value", .type = CONFIG_MEMORY,
+     .offset = FIELD(hash_max_listpack_value), .min = 0, .max = LONG_MAX, .default_value = "64"},
+
     /* --- Slow log (slowlog.c) --- */
     {.name = "slowlog-log-slower-than", .type = CONFIG_LONGLONG, .offset = FIELD(slowlog_log_slower_than),
      .min = -1, .max = LLONG_MAX, .default_value = "10000"},

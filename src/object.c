@@ -30,10 +30,14 @@
  * ===================================================================== */
 
 extern const objectType streamObjectType;
+extern const objectType stringObjectType;
+extern const objectType hashObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
 static const objectType *const objectTypes[] = {
     &streamObjectType,
+    &stringObjectType,
+    &hashObjectType,
     NULL,
 };
 

@@ -362,6 +362,8 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
+    long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit
                                          * (needs enable_debug_command) */
@@ -586,6 +588,13 @@ int getRangeLongFromObjectOrReply(client *c, sds o, long min, long max, long *ta
 int getUnsignedLongLongFromObjectOrReply(client *c, sds o, unsigned long long *target, const char *msg);
 int getTimeoutFromObjectOrReply(client *c, sds o, long long *timeout_ms, int unit_seconds);
 int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase);
+/* String <-> number conversions (util.c; t_string, t_hash), as Redis's. */
+#define MAX_LONG_DOUBLE_CHARS (5 * 1024)
+#define LD_STR_AUTO 0  /* "%.17Lg" */
+#define LD_STR_HUMAN 1 /* "%.17Lf", trailing zeroes removed */
+int ld2string(char *buf, size_t len, long double value, int mode);
+int string2ld(const char *s, size_t slen, long double *dp);
+int getLongDoubleFromObjectOrReply(client *c, sds o, long double *target, const char *msg);
 
 /* ------------------------------------------------------------------------
  * Keyspace (db.c)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,4 +223,82 @@ static int stringmatchlenImpl(const char *pattern, int patternLen, const char *s
 int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase) {
     int skip = 0;
     return stringmatchlenImpl(pattern, patternLen, string, stringLen, nocase, &skip, 0);
+}
+
+/* ========================================================================
+ * String <-> number conversions (t_string, t_hash)
+ * ===================================================================== */
+
+/* Redis's ld2string: LD_STR_HUMAN is "%.17Lf" without trailing zeroes
+ * (INCRBYFLOAT, HINCRBYFLOAT), LD_STR_AUTO "%.17Lg". Returns the length,
+ * 0 (and an empty buf) if it does not fit. */
+int ld2string(char *buf, size_t len, long double value, int mode) {
+    size_t l = 0;
+    if (isinf(value)) {
+        if (len < 5) goto err;
+        if (value > 0) {
+            memcpy(buf, "inf", 3);
+            l = 3;
+        } else {
+            memcpy(buf, "-inf", 4);
+            l = 4;
+        }
+    } else if (isnan(value)) {
+        if (len < 4) goto err;
+        memcpy(buf, "nan", 3);
+        l = 3;
+    } else if (mode == LD_STR_HUMAN) {
+        int n = snprintf(buf, len, "%.17Lf", value);
+        if (n < 0 || (size_t)n + 1 > len) goto err;
+        l = (size_t)n;
+        /* Trailing zeroes after the point go, and the point if bare. */
+        if (memchr(buf, '.', l) != NULL) {
+            char *p = buf + l - 1;
+            while (*p == '0') {
+                p--;
+                l--;
+            }
+            if (*p == '.') l--;
+        }
+        if (l == 2 && buf[0] == '-' && buf[1] == '0') {
+            buf[0] = '0';
+            l = 1;
+        }
+    } else {
+        int n = snprintf(buf, len, "%.17Lg", value);
+        if (n < 0 || (size_t)n + 1 > len) goto err;
+        l = (size_t)n;
+    }
+    buf[l] = '\0';
+    return (int)l;
+err:
+    if (len > 0) buf[0] = '\0';
+    return 0;
+}
+
+/* Redis's string2ld: the whole of s[0..slen) must be a finite long double
+ * (strtold's syntax, no leading space); 1 on success. */
+int string2ld(const char *s, size_t slen, long double *dp) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    if (slen == 0 || slen >= sizeof(buf)) return 0;
+    memcpy(buf, s, slen);
+    buf[slen] = '\0';
+    errno = 0;
+    char *eptr;
+    long double value = strtold(buf, &eptr);
+    if (isspace((unsigned char)buf[0]) || eptr[0] != '\0' || (size_t)(eptr - buf) != slen ||
+        (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || fpclassify(value) == FP_ZERO)) ||
+        errno == EINVAL || isnan(value))
+        return 0;
+    if (dp) *dp = value;
+    return 1;
+}
+
+/* The long double in o, or "ERR value is not a valid float" (msg if set). */
+int getLongDoubleFromObjectOrReply(client *c, sds o, long double *target, const char *msg) {
+    if (!string2ld(o, sdslen(o), target)) {
+        addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    return C_OK;
 }
