@@ -76,7 +76,7 @@ def cases(good):
         del d["format"]
 
     def wrong_type(d):
-        d["databases"][0]["keys"][0]["type"] = "hash"
+        d["databases"][0]["keys"][0]["type"] = "bogus"
 
     return [
         ("empty file", b"", "empty"),
@@ -97,7 +97,7 @@ def cases(good):
         ("invalid base64", edit(good, bad_base64), "base64"),
         ("duplicate key", edit(good, dup_key), "appears twice"),
         ("database out of range", edit(good, db_range), "database 99 does not exist"),
-        ("unsupported type", edit(good, wrong_type), "type \"hash\" is not supported"),
+        ("unsupported type", edit(good, wrong_type), "type \"bogus\" is not supported"),
         # Issue 14, fault 6: unknown and duplicate fields inside streams,
         # groups and consumers were accepted, then dropped by the next
         # commit (a duplicated "entries" lost entries for good).

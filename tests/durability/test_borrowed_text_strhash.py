@@ -129,7 +129,7 @@ def check_doc(path):
 def main():
     import redis
     datadir = tempfile.mkdtemp(prefix="casq-borrowed-strhash-")
-    casq = Casq(PORT, datadir, "--commit-debug-delay", "20").start()
+    casq = Casq(PORT, datadir, "--enable-debug-command", "yes", "--commit-debug-delay", "20").start()
     r = casq.client()
     for h in HASHES:
         for base in range(0, 4000, 500):
