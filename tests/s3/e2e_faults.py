@@ -111,9 +111,9 @@ def scenario(res, name, settings, counter, extra):
             n = E.info_int(info, RESOLVED[counter])
             res.check("%s: %s=%s" % (label, RESOLVED[counter], n), (n or 0) >= 1)
         commits = E.info_int(info, *E.COMMITS_FIELDS)
-        res.check("%s: proxy puts_applied (%s) == applied PUTs recorded (%d)"
-                  % (label, state.get("puts_applied"), len(records)),
-                  state.get("puts_applied") == len(records))
+        res.check("%s: proxy doc_puts_applied (%s) == applied PUTs recorded (%d)"
+                  % (label, state.get("doc_puts_applied"), len(records)),
+                  state.get("doc_puts_applied") == len(records))
         res.check("%s: casq INFO commits (%s) == PUTs applied (%d)" % (label, commits, len(records)),
                   commits == len(records), "INFO persistence: %r" %
                   {k: v for k, v in info.items() if "commit" in k or k.startswith("store_s3")})

@@ -37,7 +37,8 @@ Control API, on the same port (no bucket can be named "__fault__"):
                    first clears all faults and counters
   GET  /__fault__  JSON: current settings and counters
 
-Counters: requests, puts, puts_forwarded, puts_applied (upstream answered
+Counters: requests, puts, puts_forwarded, doc_puts_applied (the same, not
+counting segments' PUTs: objects under a ".segments/" prefix), puts_applied (upstream answered
 2xx), gets, deletes, and injected_<fault> for every fault fired.
 
 Stdlib only; one thread per connection; HTTP/1.1 keep-alive both ways
@@ -278,6 +279,8 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         STATE.count("puts_forwarded")
         if result is not None and 200 <= result[0] < 300:
             STATE.count("puts_applied")
+            if ".segments/" not in self.path.split("?")[0]:
+                STATE.count("doc_puts_applied")
         if drop:
             return self.reset_connection()
         if error_after:
