@@ -974,24 +974,31 @@ static sds commitStoreUrl(sds *err) {
     return url;
 }
 
-int commitInit(sds *err) {
-    if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
+/* Opens the configured store and the module's state, starting (loading):
+ * what commitInit and commitExportState begin with. */
+static commitState *commitOpen(sds *err) {
     sds url = commitStoreUrl(err);
-    if (!url) return C_ERR;
+    if (!url) return NULL;
     sds oerr = NULL;
     server.store = storeOpen(url, server.el, &oerr);
     if (!server.store) {
         *err = sdscatprintf(sdsempty(), "Can't open the state store %s: %s", url, oerr ? oerr : "unknown error");
         sdsfree(oerr);
         sdsfree(url);
-        return C_ERR;
+        return NULL;
     }
     sdsfree(url);
-
     commitState *cs = commitStateCreate();
     server.commit = cs;
     cs->starting = 1;
     server.loading = 1;
+    return cs;
+}
+
+int commitInit(sds *err) {
+    if (!server.runid[0]) serverPanic("commitInit: run_id not initialised");
+    commitState *cs = commitOpen(err);
+    if (!cs) return C_ERR;
 
     /* Load, then take over with a CAS write of our broker record. Another
      * node writing in between makes the CAS fail: load again. */
@@ -1026,21 +1033,8 @@ int commitInit(sds *err) {
  * and writes the whole logical state to path ("-": stdout) as one
  * document with every entry inline -- a document casq itself loads. */
 int commitExportState(const char *path, sds *err) {
-    sds url = commitStoreUrl(err);
-    if (!url) return C_ERR;
-    sds oerr = NULL;
-    server.store = storeOpen(url, server.el, &oerr);
-    if (!server.store) {
-        *err = sdscatprintf(sdsempty(), "Can't open the state store %s: %s", url, oerr ? oerr : "unknown error");
-        sdsfree(oerr);
-        sdsfree(url);
-        return C_ERR;
-    }
-    sdsfree(url);
-    commitState *cs = commitStateCreate();
-    server.commit = cs;
-    cs->starting = 1;
-    server.loading = 1;
+    commitState *cs = commitOpen(err);
+    if (!cs) return C_ERR;
     cs->load_done = 0;
     cs->reloading = 1;
     cs->reload_start_us = ustime();
