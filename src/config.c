@@ -179,6 +179,13 @@ static const configDirective configTable[] = {
      .min = 0, .max = LLONG_MAX, .default_value = "100"},
     {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(stream_node_max_bytes),
      .min = 0, .max = LLONG_MAX, .default_value = "4096"},
+    /* --- Sets (t_set.c): Redis 7.2's encoding limits --- */
+    {.name = "set-max-intset-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_intset_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "512"},
+    {.name = "set-max-listpack-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_listpack_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "128"},
+    {.name = "set-max-listpack-value", .type = CONFIG_MEMORY, .offset = FIELD(set_max_listpack_value),
+     .min = 0, .max = LONG_MAX, .default_value = "64"},
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, .offset = FIELD(lazyfree_lazy_user_flush),
      .default_value = "no"},
 

@@ -358,6 +358,10 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    /* sets (t_set.c): Redis 7.2's encoding limits */
+    long long set_max_intset_entries;
+    long long set_max_listpack_entries;
+    long long set_max_listpack_value;
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */
