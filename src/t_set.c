@@ -31,6 +31,7 @@
  * --------------------------------------------------------------------- */
 #include "t_set.h"
 #include "persist.h"
+#include "store.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -43,6 +44,18 @@
 #define SET_ENC_LISTPACK 1
 #define SET_ENC_HT 2
 
+/* A hashtable set's JSON is kept in chunks between commits (docJSON): each
+ * member belongs to chunk (its hash's high bits) & (nchunks - 1), a change
+ * marks its chunk dirty, and a commit re-encodes the dirty chunks only and
+ * lends the others as they are (persist.h, borrowed texts). */
+#define SET_CHUNK_MEMBERS 128     /* members per chunk aimed at */
+#define SET_CHUNKS_MAX 65536
+typedef struct setChunk {
+    sds json;            /* its members' JSON, comma-separated; NULL: none yet */
+    uint64_t pin;        /* docTextRef's pin */
+    int dirty;           /* members changed since json was built */
+} setChunk;
+
 typedef struct set {
     int enc;             /* SET_ENC_* */
     unsigned long len;   /* members in ints/elems (not HT) */
@@ -50,9 +63,12 @@ typedef struct set {
     union {
         int64_t *ints;   /* SET_ENC_INTSET: sorted */
         sds *elems;      /* SET_ENC_LISTPACK: insertion order */
-        dict *ht;        /* SET_ENC_HT: sds keys, no values */
+        dict *ht;        /* SET_ENC_HT: sds keys; the value is the key's
+                          * chunk bits (memberChunkBits) */
     } u;
     size_t bytes;        /* sum of the members' lengths (JSON estimate) */
+    setChunk *chunks;    /* SET_ENC_HT: nchunks chunks */
+    unsigned long nchunks;
 } set;
 
 struct setTypeIterator {
@@ -90,16 +106,67 @@ static int digits10(long long v) {
  * The set
  * ===================================================================== */
 
+/* ------------------------------------------------------------------------
+ * Hashtable members and their JSON chunks
+ * --------------------------------------------------------------------- */
+
+static inline uintptr_t memberChunkBits(const char *m, size_t len) {
+    return (uintptr_t)(dictGenHashFunction(m, len) >> 40);
+}
+
+static void htChunksInit(set *s, unsigned long n) {
+    s->nchunks = n;
+    s->chunks = zcalloc(sizeof(setChunk) * n);
+    for (unsigned long i = 0; i < n; i++) s->chunks[i].dirty = 1;
+}
+
+static void htChunksFree(set *s) {
+    for (unsigned long i = 0; i < s->nchunks; i++)
+        if (s->chunks[i].json) docTextFree(s->chunks[i].json, s->chunks[i].pin);
+    zfree(s->chunks);
+    s->chunks = NULL;
+    s->nchunks = 0;
+}
+
+/* More chunks as the set grows, so a commit re-encodes about
+ * SET_CHUNK_MEMBERS members per changed member. */
+static void htChunksMaybeGrow(set *s) {
+    unsigned long size = dictSize(s->u.ht);
+    if (size <= s->nchunks * SET_CHUNK_MEMBERS * 2 || s->nchunks >= SET_CHUNKS_MAX) return;
+    unsigned long n = s->nchunks;
+    while (n < SET_CHUNKS_MAX && size > n * SET_CHUNK_MEMBERS) n *= 2;
+    htChunksFree(s);
+    htChunksInit(s, n);
+}
+
+static inline void htMarkDirty(set *s, uintptr_t bits) { s->chunks[bits & (s->nchunks - 1)].dirty = 1; }
+
+/* Adds an sds the dict takes over; 0 (and frees it) if already there. */
+static int htAddSds(set *s, sds key) {
+    uintptr_t bits = memberChunkBits(key, sdslen(key));
+    if (!dictAdd(s->u.ht, key, (void *)bits)) {
+        sdsfree(key);
+        return 0;
+    }
+    htMarkDirty(s, bits);
+    htChunksMaybeGrow(s);
+    return 1;
+}
+
 static set *setNew(int enc) {
     set *s = zcalloc(sizeof(*s));
     s->enc = enc;
-    if (enc == SET_ENC_HT) s->u.ht = dictCreate(&sdsKeyDictType);
+    if (enc == SET_ENC_HT) {
+        s->u.ht = dictCreate(&sdsKeyDictType);
+        htChunksInit(s, 1);
+    }
     return s;
 }
 
 static void setFree(set *s) {
     if (!s) return;
     if (s->enc == SET_ENC_HT) {
+        htChunksFree(s);
         dictRelease(s->u.ht);
     } else if (s->enc == SET_ENC_LISTPACK) {
         for (unsigned long i = 0; i < s->len; i++) sdsfree(s->u.elems[i]);
@@ -146,17 +213,16 @@ static long listpackSearch(const set *s, const char *m, size_t len) {
  * our dict sizes itself). */
 static void setConvertToHT(set *s) {
     if (s->enc == SET_ENC_HT) return;
-    dict *d = dictCreate(&sdsKeyDictType);
-    if (s->enc == SET_ENC_INTSET) {
-        for (unsigned long i = 0; i < s->len; i++) dictAdd(d, sdsfromlonglong(s->u.ints[i]), NULL);
-        zfree(s->u.ints);
-    } else {
-        for (unsigned long i = 0; i < s->len; i++) dictAdd(d, s->u.elems[i], NULL);
-        zfree(s->u.elems);
-    }
+    int64_t *ints = s->enc == SET_ENC_INTSET ? s->u.ints : NULL;
+    sds *elems = s->enc == SET_ENC_LISTPACK ? s->u.elems : NULL;
+    unsigned long n = s->len;
     s->enc = SET_ENC_HT;
-    s->u.ht = d;
+    s->u.ht = dictCreate(&sdsKeyDictType);
     s->len = s->cap = 0;
+    htChunksInit(s, 1);
+    for (unsigned long i = 0; i < n; i++) htAddSds(s, ints ? sdsfromlonglong(ints[i]) : elems[i]);
+    zfree(ints);
+    zfree(elems);
 }
 
 /* An intset becomes a listpack, in the intset's (sorted) order. */
@@ -202,11 +268,7 @@ static void setMaybeConvertToIntset(set *s) {
 static int setAdd(set *s, const char *m, size_t len) {
     long long v;
     if (s->enc == SET_ENC_HT) {
-        sds key = sdsnewlen(m, len);
-        if (!dictAdd(s->u.ht, key, NULL)) {
-            sdsfree(key);
-            return 0;
-        }
+        if (!htAddSds(s, sdsnewlen(m, len))) return 0;
         s->bytes += len;
         return 1;
     }
@@ -233,7 +295,7 @@ static int setAdd(set *s, const char *m, size_t len) {
             setConvertIntsetToListpack(s);
         } else {
             setConvertToHT(s);
-            dictAdd(s->u.ht, sdsnewlen(m, len), NULL);
+            htAddSds(s, sdsnewlen(m, len));
             s->bytes += len;
             return 1;
         }
@@ -245,7 +307,7 @@ static int setAdd(set *s, const char *m, size_t len) {
         s->u.elems[s->len++] = sdsnewlen(m, len);
     } else {
         setConvertToHT(s);
-        dictAdd(s->u.ht, sdsnewlen(m, len), NULL);
+        htAddSds(s, sdsnewlen(m, len));
     }
     s->bytes += len;
     return 1;
@@ -256,7 +318,10 @@ static int setRemove(set *s, const char *m, size_t len) {
         sds key = sdsnewlen(m, len);
         int found = dictDelete(s->u.ht, key);
         sdsfree(key);
-        if (found) s->bytes -= len;
+        if (found) {
+            s->bytes -= len;
+            htMarkDirty(s, memberChunkBits(m, len));
+        }
         return found;
     }
     if (s->enc == SET_ENC_INTSET) {
@@ -315,7 +380,7 @@ static set *setDup(const set *src) {
         dictIterator it;
         dictEntry *de;
         dictInitIterator(&it, src->u.ht);
-        while ((de = dictNext(&it)) != NULL) dictAdd(s->u.ht, sdsdup(de->key), NULL);
+        while ((de = dictNext(&it)) != NULL) htAddSds(s, sdsdup(de->key));
     } else if (src->enc == SET_ENC_INTSET) {
         s->cap = src->len ? src->len : 1;
         s->u.ints = zmalloc(sizeof(int64_t) * s->cap);
@@ -1030,6 +1095,51 @@ static sds setCatJSON(sds out, const set *s) {
     return sdscatlen(out, "]", 1);
 }
 
+/* The same into a document being written: a hashtable re-encodes its
+ * dirty chunks (one pass over its members) and lends every chunk's text;
+ * the small encodings are copied (persist.c caches small values anyway). */
+static void setDocJSON(storeDoc *d, set *s) {
+    if (s->enc != SET_ENC_HT) {
+        d->own = setCatJSON(d->own, s);
+        return;
+    }
+    unsigned long mask = s->nchunks - 1, ndirty = 0;
+    for (unsigned long i = 0; i < s->nchunks; i++) ndirty += s->chunks[i].dirty != 0;
+    if (ndirty) {
+        sds *bufs = zcalloc(sizeof(sds) * s->nchunks);
+        for (unsigned long i = 0; i < s->nchunks; i++)
+            if (s->chunks[i].dirty) bufs[i] = sdsempty();
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, s->u.ht);
+        while ((de = dictNext(&it)) != NULL) {
+            sds b = bufs[(uintptr_t)de->val & mask];
+            if (!b) continue;
+            if (sdslen(b)) b = sdscatlen(b, ",", 1);
+            bufs[(uintptr_t)de->val & mask] = jsonCatBytes(b, de->key, sdslen(de->key));
+        }
+        for (unsigned long i = 0; i < s->nchunks; i++) {
+            setChunk *ch = &s->chunks[i];
+            if (!ch->dirty) continue;
+            if (ch->json) docTextFree(ch->json, ch->pin);
+            ch->json = bufs[i];
+            ch->pin = 0;
+            ch->dirty = 0;
+        }
+        zfree(bufs);
+    }
+    d->own = sdscatlen(d->own, "[", 1);
+    int first = 1;
+    for (unsigned long i = 0; i < s->nchunks; i++) {
+        setChunk *ch = &s->chunks[i];
+        if (!sdslen(ch->json)) continue;
+        if (!first) d->own = sdscatlen(d->own, ",", 1);
+        docTextRef(d, ch->json, &ch->pin);
+        first = 0;
+    }
+    d->own = sdscatlen(d->own, "]", 1);
+}
+
 static set *setFromJSON(const cJSON *v, sds *err) {
     if (!cJSON_IsArray(v)) {
         *err = sdsnew("set: expected an array of members");
@@ -1093,6 +1203,10 @@ static size_t setTypeComputeSize(const robj *o, long long samples) {
     }
     dict *d = s->u.ht;
     total += sizeof(dict) + sizeof(dictEntry *) * d->size;
+    /* casq's own: the JSON chunks kept for the commits */
+    total += zmalloc_size(s->chunks);
+    for (unsigned long i = 0; i < s->nchunks; i++)
+        if (s->chunks[i].json) total += sdsAllocSize(s->chunks[i].json);
     if (!dictSize(d)) return total;
     size_t elesize = 0;
     long long sampled = 0;
@@ -1114,6 +1228,8 @@ static size_t setTypeJSONBytes(const robj *o) {
 
 static sds setTypeCatJSON(sds out, robj *o) { return setCatJSON(out, o->ptr); }
 
+static void setTypeDocJSON(storeDoc *d, robj *o) { setDocJSON(d, o->ptr); }
+
 static void *setTypeFromJSON(const cJSON *v, sds *err) { return setFromJSON(v, err); }
 
 const objectType setObjectType = {
@@ -1125,7 +1241,7 @@ const objectType setObjectType = {
     .computeSize = setTypeComputeSize,
     .jsonBytes = setTypeJSONBytes,
     .catJSON = setTypeCatJSON,
-    .docJSON = NULL,
+    .docJSON = setTypeDocJSON,
     .fromJSON = setTypeFromJSON,
 };
 
