@@ -1026,6 +1026,7 @@ static void clientGetNameCommand(client *c) {
 static void clientListCommand(client *c) {
     sds out = sdsempty();
     dict *ids = NULL;
+    int want_pubsub = -1; /* TYPE: -1 any, 0 normal, 1 pubsub (pubsub.c) */
     for (int j = 2; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
         if (!strcasecmp(c->argv[j], "type") && moreargs == 1) {
@@ -1035,10 +1036,11 @@ static void clientListCommand(client *c) {
                 addReplyErrorFormat(c, "Unknown client type '%s'", t);
                 goto done;
             }
-            if (strcasecmp(t, "normal")) {
+            if (strcasecmp(t, "normal") && strcasecmp(t, "pubsub")) {
                 addReplyVerbatim(c, "", 0, "txt");
                 goto done;
             }
+            want_pubsub = !strcasecmp(t, "pubsub");
             j++;
         } else if (!strcasecmp(c->argv[j], "id") && moreargs >= 1) {
             ids = dictCreate(&sdsKeyDictType);
@@ -1058,6 +1060,7 @@ static void clientListCommand(client *c) {
     }
     for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
         client *cl = ln->value;
+        if (want_pubsub != -1 && want_pubsub != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (ids) {
             sds key = sdsfromlonglong((long long)cl->id);
             int want = dictFind(ids, key) != NULL;
@@ -1084,7 +1087,7 @@ static void clientInfoCommand(client *c) {
 static void clientKillCommand(client *c) {
     const char *addr = NULL, *laddr = NULL;
     long long id = 0, maxage = 0;
-    int skipme = 1, type_normal = -1;
+    int skipme = 1, type_normal = -1; /* 1 normal, 2 pubsub, 0 other */
     if (c->argc == 3) {
         addr = c->argv[2];
         skipme = 0;
@@ -1099,8 +1102,8 @@ static void clientKillCommand(client *c) {
                 }
             } else if (!strcasecmp(opt, "type")) {
                 if (!strcasecmp(val, "normal")) type_normal = 1;
-                else if (!strcasecmp(val, "master") || !strcasecmp(val, "replica") || !strcasecmp(val, "slave") ||
-                         !strcasecmp(val, "pubsub"))
+                else if (!strcasecmp(val, "pubsub")) type_normal = 2;
+                else if (!strcasecmp(val, "master") || !strcasecmp(val, "replica") || !strcasecmp(val, "slave"))
                     type_normal = 0;
                 else {
                     addReplyErrorFormat(c, "Unknown client type '%s'", val);
@@ -1143,6 +1146,7 @@ static void clientKillCommand(client *c) {
         if (laddr && strcmp(cl->laddr, laddr)) continue;
         if (id && cl->id != (uint64_t)id) continue;
         if (type_normal == 0) continue;
+        if (type_normal > 0 && (type_normal == 2) != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (maxage && (server.mstime_cache - cl->ctime) / 1000 < maxage) continue;
         if (cl == c && skipme) continue;
         if (cl == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;

@@ -335,6 +335,18 @@ start_server {tags {"pubsub"}} {
         list [dict get $f flags] [dict get $f sub] [dict get $f psub] [dict get $f ssub]
     } {P 2 1 0}
 
+    test {CLIENT LIST TYPE pubsub / normal and CLIENT KILL TYPE pubsub} {
+        set rd1 [redis_deferring_client]
+        $rd1 client setname typesub
+        $rd1 read
+        subscribe $rd1 {typechan}
+        set in_pubsub [string match "*name=typesub *" [r client list type pubsub]]
+        set in_normal [string match "*name=typesub *" [r client list type normal]]
+        set killed [r client kill type pubsub]
+        assert_conn_closed $rd1
+        list $in_pubsub $in_normal $killed [r pubsub numsub typechan]
+    } {1 0 1 {typechan 0}}
+
     test {INFO pubsub_channels and pubsub_patterns} {
         set rd1 [redis_deferring_client]
         set before_c [s pubsub_channels]
