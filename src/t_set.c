@@ -237,31 +237,48 @@ static void setConvertIntsetToListpack(set *s) {
     zfree(ints);
 }
 
-/* A listpack whose members are all integers, small enough, becomes an
- * intset (Redis's maybeConvertToIntset, used by SINTERSTORE). */
+static int compareInt64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void setIterInit(setTypeIterator *it, const set *s);
+static sds setIterNext(setTypeIterator *it);
+static void setIterDone(setTypeIterator *it);
+
+/* A listpack or hashtable whose members are all integers, few enough,
+ * becomes an intset (Redis's maybeConvertToIntset, used by SINTERSTORE). */
 static void setMaybeConvertToIntset(set *s) {
-    if (s->enc != SET_ENC_LISTPACK || s->len > intsetMaxEntries()) return;
-    for (unsigned long i = 0; i < s->len; i++)
-        if (!memberIsInt(s->u.elems[i], sdslen(s->u.elems[i]), NULL)) return;
-    int64_t *ints = zmalloc(sizeof(int64_t) * (s->len ? s->len : 1));
-    unsigned long n = 0;
-    for (unsigned long i = 0; i < s->len; i++) {
+    if (s->enc == SET_ENC_INTSET) return;
+    unsigned long n = setSize(s);
+    if (n > intsetMaxEntries()) return;
+    int64_t *ints = zmalloc(sizeof(int64_t) * (n ? n : 1));
+    unsigned long got = 0;
+    setTypeIterator it;
+    setIterInit(&it, s);
+    sds m;
+    while ((m = setIterNext(&it)) != NULL) {
         long long v;
-        memberIsInt(s->u.elems[i], sdslen(s->u.elems[i]), &v);
-        sdsfree(s->u.elems[i]);
-        /* insertion sort into place: the members are distinct */
-        unsigned long j = n;
-        while (j > 0 && ints[j - 1] > v) {
-            ints[j] = ints[j - 1];
-            j--;
-        }
-        ints[j] = v;
-        n++;
+        if (!memberIsInt(m, sdslen(m), &v)) break;
+        ints[got++] = v;
     }
-    zfree(s->u.elems);
+    setIterDone(&it);
+    if (got != n) {
+        zfree(ints);
+        return;
+    }
+    qsort(ints, n, sizeof(int64_t), compareInt64);
+    if (s->enc == SET_ENC_HT) {
+        htChunksFree(s);
+        dictRelease(s->u.ht);
+    } else {
+        for (unsigned long i = 0; i < s->len; i++) sdsfree(s->u.elems[i]);
+        zfree(s->u.elems);
+    }
     s->enc = SET_ENC_INTSET;
     s->u.ints = ints;
-    s->cap = s->len ? s->len : 1;
+    s->len = n;
+    s->cap = n ? n : 1;
 }
 
 /* Redis 7.2's setTypeAddAux. */
@@ -574,9 +591,10 @@ void smoveCommand(client *c) {
         dst = createObject(OBJ_SET, setCreate(ele, sdslen(ele), 1));
         dbAdd(c->db, c->argv[2], dst);
     }
-    setAdd(dst->ptr, ele, sdslen(ele));
     signalModifiedKey(c, c->db, c->argv[1], srcgone ? NULL : src);
-    signalModifiedKey(c, c->db, c->argv[2], dst);
+    /* The destination changed only if the member was not there (a WATCH
+     * of it is not touched otherwise, as in Redis). */
+    if (setAdd(dst->ptr, ele, sdslen(ele))) signalModifiedKey(c, c->db, c->argv[2], dst);
     addReplyLongLong(c, 1);
 }
 

@@ -367,6 +367,46 @@ start_server {tags {"set"}} {
         r smembers dst{t}
     } {c a b 1} {redis7.2}
 
+    test {SINTERSTORE with two hashtable sets where result is intset} {
+        r del setres{t} set1{t} set2{t}
+        r sadd set1{t} a b c 444 555 666
+        r sadd set2{t} e f g 111 222 333
+        set expected {}
+        for {set i 1} {$i < 130} {incr i} {
+            r sadd set1{t} $i
+            r sadd set2{t} $i
+            lappend expected $i
+        }
+        assert_encoding hashtable set1{t}
+        assert_encoding hashtable set2{t}
+        r sinterstore setres{t} set1{t} set2{t}
+        assert_equal [lsort $expected] [lsort [r smembers setres{t}]]
+        assert_encoding intset setres{t}
+    }
+
+    test {SINTERSTORE with two listpack sets where result is intset} {
+        r del setres{t} set1{t} set2{t}
+        r sadd set1{t} a b c 1 3 6 x y z
+        r sadd set2{t} e f g 1 2 3 u v w
+        r sinterstore setres{t} set1{t} set2{t}
+        assert_equal {1 3} [lsort [r smembers setres{t}]]
+        assert_encoding intset setres{t}
+    } {} {redis7.2}
+
+    test {SMOVE of a member the destination has does not touch a WATCH of it} {
+        r del srcset{t} dstset{t}
+        r sadd srcset{t} a b
+        r sadd dstset{t} a
+        r watch dstset{t}
+        r multi
+        r sadd dstset{t} c
+        set r2 [redis_client]
+        assert_equal 1 [$r2 smove srcset{t} dstset{t} a]
+        $r2 close
+        assert_equal {1} [r exec]
+        list [lsort [r smembers srcset{t}]] [lsort [r smembers dstset{t}]]
+    } {b {a c}}
+
     test {SINTER against non-set should throw error} {
         r del key1{t} noset{t}
         r xadd noset{t} * f v
