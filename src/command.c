@@ -477,6 +477,9 @@ int getKeysFromCommandSpecs(struct redisCommand *cmd, char **argv, int argc, key
     *keys = NULL;
     for (int j = 0; j < nspecs; j++) {
         const keySpec *spec = &specs[j];
+        /* As Redis's default search: a name that is not a key (the shard
+         * channels of SSUBSCRIBE/SPUBLISH) is not listed. */
+        if (spec->flags & KSPEC_NOT_KEY) continue;
         int first = keySpecFirstKey(spec, argv, argc), last, step;
 
         if (first == 0) continue;

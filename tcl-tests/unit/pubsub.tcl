@@ -437,6 +437,12 @@ start_server {tags {"pubsub"}} {
         list $chans $numsub
     } {{sh.one sh.two} {sh.one 1 sh.none 0}}
 
+    test {COMMAND GETKEYS: shard channels are not keys outside a cluster} {
+        assert_error {ERR The command has no key arguments} {r command getkeys ssubscribe a b}
+        assert_error {ERR The command has no key arguments} {r command getkeys spublish ch msg}
+        assert_error {ERR The command has no key arguments} {r command getkeys publish ch msg}
+    }
+
     test {SSUBSCRIBE is refused inside MULTI/EXEC} {
         r multi
         r ssubscribe x
