@@ -45,15 +45,20 @@
 #define SET_ENC_HT 2
 
 /* A hashtable set's JSON is kept in chunks between commits (docJSON): each
- * member belongs to chunk (its hash's high bits) & (nchunks - 1), a change
- * marks its chunk dirty, and a commit re-encodes the dirty chunks only and
- * lends the others as they are (persist.h, borrowed texts). */
+ * member belongs to chunk (its hash's high bits) & (nchunks - 1), which
+ * lists it (a vector of the dict's own key pointers; the dict entry's value
+ * is the member's index there, so removal is O(1)). A change marks its
+ * chunk dirty, and a commit re-encodes the dirty chunks only, from their
+ * vectors, and lends the others' texts as they are (persist.h, borrowed
+ * texts). */
 #define SET_CHUNK_MEMBERS 128     /* members per chunk aimed at */
 #define SET_CHUNKS_MAX 65536
 typedef struct setChunk {
     sds json;            /* its members' JSON, comma-separated; NULL: none yet */
     uint64_t pin;        /* docTextRef's pin */
     int dirty;           /* members changed since json was built */
+    unsigned int n, cap; /* members listed, slots */
+    sds *members;        /* borrowed: the dict's keys */
 } setChunk;
 
 typedef struct set {
@@ -64,7 +69,7 @@ typedef struct set {
         int64_t *ints;   /* SET_ENC_INTSET: sorted */
         sds *elems;      /* SET_ENC_LISTPACK: insertion order */
         dict *ht;        /* SET_ENC_HT: sds keys; the value is the key's
-                          * chunk bits (memberChunkBits) */
+                          * index in its chunk's members */
     } u;
     size_t bytes;        /* sum of the members' lengths (JSON estimate) */
     setChunk *chunks;    /* SET_ENC_HT: nchunks chunks */
@@ -110,19 +115,38 @@ static int digits10(long long v) {
  * Hashtable members and their JSON chunks
  * --------------------------------------------------------------------- */
 
-static inline uintptr_t memberChunkBits(const char *m, size_t len) {
-    return (uintptr_t)(dictGenHashFunction(m, len) >> 40);
+static inline setChunk *chunkOf(set *s, const char *m, size_t len) {
+    return &s->chunks[(dictGenHashFunction(m, len) >> 40) & (s->nchunks - 1)];
 }
 
+/* Lists the dict entry's key in its chunk. */
+static void chunkPush(set *s, dictEntry *de) {
+    setChunk *ch = chunkOf(s, de->key, sdslen(de->key));
+    if (ch->n == ch->cap) {
+        ch->cap = ch->cap ? ch->cap * 2 : 4;
+        ch->members = zrealloc(ch->members, sizeof(sds) * ch->cap);
+    }
+    de->val = (void *)(uintptr_t)ch->n;
+    ch->members[ch->n++] = de->key;
+    ch->dirty = 1;
+}
+
+/* n chunks listing every member of the dict. */
 static void htChunksInit(set *s, unsigned long n) {
     s->nchunks = n;
     s->chunks = zcalloc(sizeof(setChunk) * n);
     for (unsigned long i = 0; i < n; i++) s->chunks[i].dirty = 1;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, s->u.ht);
+    while ((de = dictNext(&it)) != NULL) chunkPush(s, de);
 }
 
 static void htChunksFree(set *s) {
-    for (unsigned long i = 0; i < s->nchunks; i++)
+    for (unsigned long i = 0; i < s->nchunks; i++) {
         if (s->chunks[i].json) docTextFree(s->chunks[i].json, s->chunks[i].pin);
+        zfree(s->chunks[i].members);
+    }
     zfree(s->chunks);
     s->chunks = NULL;
     s->nchunks = 0;
@@ -139,17 +163,36 @@ static void htChunksMaybeGrow(set *s) {
     htChunksInit(s, n);
 }
 
-static inline void htMarkDirty(set *s, uintptr_t bits) { s->chunks[bits & (s->nchunks - 1)].dirty = 1; }
-
 /* Adds an sds the dict takes over; 0 (and frees it) if already there. */
 static int htAddSds(set *s, sds key) {
-    uintptr_t bits = memberChunkBits(key, sdslen(key));
-    if (!dictAdd(s->u.ht, key, (void *)bits)) {
+    dictEntry *de = dictAdd(s->u.ht, key, NULL);
+    if (!de) {
         sdsfree(key);
         return 0;
     }
-    htMarkDirty(s, bits);
+    chunkPush(s, de);
     htChunksMaybeGrow(s);
+    return 1;
+}
+
+/* Removes m[0..len); 1 if it was a member. */
+static int htRemove(set *s, const char *m, size_t len) {
+    sds key = sdsnewlen(m, len);
+    dictEntry *de = dictFind(s->u.ht, key);
+    if (!de) {
+        sdsfree(key);
+        return 0;
+    }
+    setChunk *ch = chunkOf(s, m, len);
+    unsigned int pos = (unsigned int)(uintptr_t)de->val;
+    sds last = ch->members[--ch->n];
+    if (pos != ch->n) {
+        ch->members[pos] = last;
+        dictFind(s->u.ht, last)->val = (void *)(uintptr_t)pos;
+    }
+    ch->dirty = 1;
+    dictDelete(s->u.ht, key);
+    sdsfree(key);
     return 1;
 }
 
@@ -332,13 +375,8 @@ static int setAdd(set *s, const char *m, size_t len) {
 
 static int setRemove(set *s, const char *m, size_t len) {
     if (s->enc == SET_ENC_HT) {
-        sds key = sdsnewlen(m, len);
-        int found = dictDelete(s->u.ht, key);
-        sdsfree(key);
-        if (found) {
-            s->bytes -= len;
-            htMarkDirty(s, memberChunkBits(m, len));
-        }
+        int found = htRemove(s, m, len);
+        if (found) s->bytes -= len;
         return found;
     }
     if (s->enc == SET_ENC_INTSET) {
@@ -1121,30 +1159,18 @@ static void setDocJSON(storeDoc *d, set *s) {
         d->own = setCatJSON(d->own, s);
         return;
     }
-    unsigned long mask = s->nchunks - 1, ndirty = 0;
-    for (unsigned long i = 0; i < s->nchunks; i++) ndirty += s->chunks[i].dirty != 0;
-    if (ndirty) {
-        sds *bufs = zcalloc(sizeof(sds) * s->nchunks);
-        for (unsigned long i = 0; i < s->nchunks; i++)
-            if (s->chunks[i].dirty) bufs[i] = sdsempty();
-        dictIterator it;
-        dictEntry *de;
-        dictInitIterator(&it, s->u.ht);
-        while ((de = dictNext(&it)) != NULL) {
-            sds b = bufs[(uintptr_t)de->val & mask];
-            if (!b) continue;
-            if (sdslen(b)) b = sdscatlen(b, ",", 1);
-            bufs[(uintptr_t)de->val & mask] = jsonCatBytes(b, de->key, sdslen(de->key));
+    for (unsigned long i = 0; i < s->nchunks; i++) {
+        setChunk *ch = &s->chunks[i];
+        if (!ch->dirty) continue;
+        sds b = sdsempty();
+        for (unsigned int j = 0; j < ch->n; j++) {
+            if (j) b = sdscatlen(b, ",", 1);
+            b = jsonCatBytes(b, ch->members[j], sdslen(ch->members[j]));
         }
-        for (unsigned long i = 0; i < s->nchunks; i++) {
-            setChunk *ch = &s->chunks[i];
-            if (!ch->dirty) continue;
-            if (ch->json) docTextFree(ch->json, ch->pin);
-            ch->json = bufs[i];
-            ch->pin = 0;
-            ch->dirty = 0;
-        }
-        zfree(bufs);
+        if (ch->json) docTextFree(ch->json, ch->pin);
+        ch->json = b;
+        ch->pin = 0;
+        ch->dirty = 0;
     }
     d->own = sdscatlen(d->own, "[", 1);
     int first = 1;
@@ -1223,8 +1249,10 @@ static size_t setTypeComputeSize(const robj *o, long long samples) {
     total += sizeof(dict) + sizeof(dictEntry *) * d->size;
     /* casq's own: the JSON chunks kept for the commits */
     total += zmalloc_size(s->chunks);
-    for (unsigned long i = 0; i < s->nchunks; i++)
+    for (unsigned long i = 0; i < s->nchunks; i++) {
         if (s->chunks[i].json) total += sdsAllocSize(s->chunks[i].json);
+        if (s->chunks[i].members) total += zmalloc_size(s->chunks[i].members);
+    }
     if (!dictSize(d)) return total;
     size_t elesize = 0;
     long long sampled = 0;
