@@ -66,12 +66,14 @@ typedef struct set {
     unsigned long len;   /* members in ints/elems (not HT) */
     unsigned long cap;   /* allocated slots */
     union {
-        int64_t *ints;   /* SET_ENC_INTSET: sorted */
+        unsigned char *ints; /* SET_ENC_INTSET: sorted integers of iw bytes
+                              * each, exactly len of them (Redis's intset) */
         sds *elems;      /* SET_ENC_LISTPACK: insertion order */
         dict *ht;        /* SET_ENC_HT: sds keys; the value is the key's
                           * index in its chunk's members */
     } u;
     size_t bytes;        /* sum of the members' lengths (JSON estimate) */
+    int iw;              /* SET_ENC_INTSET: 2, 4 or 8 bytes per integer */
     setChunk *chunks;    /* SET_ENC_HT: nchunks chunks */
     unsigned long nchunks;
 } set;
@@ -106,6 +108,52 @@ static int digits10(long long v) {
     char buf[LONG_STR_SIZE];
     return ll2string(buf, sizeof(buf), v);
 }
+
+/* ------------------------------------------------------------------------
+ * The intset: as Redis's, the narrowest of 16, 32 or 64 bits that holds
+ * every member, allocated to the exact size.
+ * --------------------------------------------------------------------- */
+
+static inline int intWidth(int64_t v) {
+    if (v < INT32_MIN || v > INT32_MAX) return 8;
+    if (v < INT16_MIN || v > INT16_MAX) return 4;
+    return 2;
+}
+
+static inline int64_t isGetRaw(const unsigned char *p, int w, unsigned long i) {
+    if (w == 2) {
+        int16_t x;
+        memcpy(&x, p + i * 2, 2);
+        return x;
+    }
+    if (w == 4) {
+        int32_t x;
+        memcpy(&x, p + i * 4, 4);
+        return x;
+    }
+    int64_t x;
+    memcpy(&x, p + i * 8, 8);
+    return x;
+}
+
+static inline void isSetRaw(unsigned char *p, int w, unsigned long i, int64_t v) {
+    if (w == 2) {
+        int16_t x = (int16_t)v;
+        memcpy(p + i * 2, &x, 2);
+    } else if (w == 4) {
+        int32_t x = (int32_t)v;
+        memcpy(p + i * 4, &x, 4);
+    } else {
+        memcpy(p + i * 8, &v, 8);
+    }
+}
+
+#define isGet(s, i) isGetRaw((s)->u.ints, (s)->iw, (i))
+
+/* Inserts v at pos (the members stay sorted), widening if v needs it. */
+static void isInsertAt(struct set *s, unsigned long pos, int64_t v);
+/* Removes the member at pos. */
+static void isDeleteAt(struct set *s, unsigned long pos);
 
 /* ========================================================================
  * The set
@@ -199,6 +247,7 @@ static int htRemove(set *s, const char *m, size_t len) {
 static set *setNew(int enc) {
     set *s = zcalloc(sizeof(*s));
     s->enc = enc;
+    s->iw = 2;
     if (enc == SET_ENC_HT) {
         s->u.ht = dictCreate(&sdsKeyDictType);
         htChunksInit(s, 1);
@@ -222,12 +271,40 @@ static void setFree(set *s) {
 
 static unsigned long setSize(const set *s) { return s->enc == SET_ENC_HT ? dictSize(s->u.ht) : s->len; }
 
+static void isInsertAt(set *s, unsigned long pos, int64_t v) {
+    int w = intWidth(v);
+    if (w > s->iw) {
+        unsigned char *n = zmalloc((size_t)w * (s->len + 1));
+        for (unsigned long i = 0; i < s->len; i++) isSetRaw(n, w, i < pos ? i : i + 1, isGet(s, i));
+        zfree(s->u.ints);
+        s->u.ints = n;
+        s->iw = w;
+    } else {
+        s->u.ints = zrealloc(s->u.ints, (size_t)s->iw * (s->len + 1));
+        memmove(s->u.ints + (pos + 1) * s->iw, s->u.ints + pos * s->iw, (size_t)s->iw * (s->len - pos));
+    }
+    isSetRaw(s->u.ints, s->iw, pos, v);
+    s->len++;
+    s->cap = s->len;
+}
+
+static void isDeleteAt(set *s, unsigned long pos) {
+    memmove(s->u.ints + pos * s->iw, s->u.ints + (pos + 1) * s->iw, (size_t)s->iw * (s->len - pos - 1));
+    s->len--;
+    s->cap = s->len;
+    if (s->len) {
+        s->u.ints = zrealloc(s->u.ints, (size_t)s->iw * s->len);
+    } else {
+        zfree(s->u.ints);
+        s->u.ints = NULL;
+    }
+}
+
 static void setGrow(set *s, size_t elem_size, unsigned long need) {
     if (need <= s->cap) return;
     unsigned long cap = s->cap ? s->cap : 4;
     while (cap < need) cap *= 2;
-    if (s->enc == SET_ENC_INTSET) s->u.ints = zrealloc(s->u.ints, elem_size * cap);
-    else s->u.elems = zrealloc(s->u.elems, elem_size * cap);
+    s->u.elems = zrealloc(s->u.elems, elem_size * cap);
     s->cap = cap;
 }
 
@@ -236,7 +313,7 @@ static long intsetSearch(const set *s, int64_t v) {
     long lo = 0, hi = (long)s->len - 1;
     while (lo <= hi) {
         long mid = lo + (hi - lo) / 2;
-        int64_t x = s->u.ints[mid];
+        int64_t x = isGet(s, mid);
         if (x == v) return mid;
         if (x < v) lo = mid + 1;
         else hi = mid - 1;
@@ -256,27 +333,28 @@ static long listpackSearch(const set *s, const char *m, size_t len) {
  * our dict sizes itself). */
 static void setConvertToHT(set *s) {
     if (s->enc == SET_ENC_HT) return;
-    int64_t *ints = s->enc == SET_ENC_INTSET ? s->u.ints : NULL;
+    unsigned char *ints = s->enc == SET_ENC_INTSET ? s->u.ints : NULL;
     sds *elems = s->enc == SET_ENC_LISTPACK ? s->u.elems : NULL;
     unsigned long n = s->len;
+    int w = s->iw;
     s->enc = SET_ENC_HT;
     s->u.ht = dictCreate(&sdsKeyDictType);
     s->len = s->cap = 0;
     htChunksInit(s, 1);
-    for (unsigned long i = 0; i < n; i++) htAddSds(s, ints ? sdsfromlonglong(ints[i]) : elems[i]);
+    for (unsigned long i = 0; i < n; i++) htAddSds(s, ints ? sdsfromlonglong(isGetRaw(ints, w, i)) : elems[i]);
     zfree(ints);
     zfree(elems);
 }
 
 /* An intset becomes a listpack, in the intset's (sorted) order. */
 static void setConvertIntsetToListpack(set *s) {
-    int64_t *ints = s->u.ints;
+    unsigned char *ints = s->u.ints;
     unsigned long n = s->len;
     s->enc = SET_ENC_LISTPACK;
     s->u.elems = NULL;
     s->cap = 0;
     setGrow(s, sizeof(sds), n + 1);
-    for (unsigned long i = 0; i < n; i++) s->u.elems[i] = sdsfromlonglong(ints[i]);
+    for (unsigned long i = 0; i < n; i++) s->u.elems[i] = sdsfromlonglong(isGetRaw(ints, s->iw, i));
     zfree(ints);
 }
 
@@ -318,10 +396,15 @@ static void setMaybeConvertToIntset(set *s) {
         for (unsigned long i = 0; i < s->len; i++) sdsfree(s->u.elems[i]);
         zfree(s->u.elems);
     }
+    int w = 2;
+    for (unsigned long i = 0; i < n; i++)
+        if (intWidth(ints[i]) > w) w = intWidth(ints[i]);
     s->enc = SET_ENC_INTSET;
-    s->u.ints = ints;
-    s->len = n;
-    s->cap = n ? n : 1;
+    s->iw = w;
+    s->u.ints = n ? zmalloc((size_t)w * n) : NULL;
+    for (unsigned long i = 0; i < n; i++) isSetRaw(s->u.ints, w, i, ints[i]);
+    zfree(ints);
+    s->len = s->cap = n;
 }
 
 /* Redis 7.2's setTypeAddAux. */
@@ -337,10 +420,7 @@ static int setAdd(set *s, const char *m, size_t len) {
             long pos = intsetSearch(s, v);
             if (pos >= 0) return 0;
             pos = -pos - 1;
-            setGrow(s, sizeof(int64_t), s->len + 1);
-            memmove(s->u.ints + pos + 1, s->u.ints + pos, sizeof(int64_t) * (s->len - (unsigned long)pos));
-            s->u.ints[pos] = v;
-            s->len++;
+            isInsertAt(s, (unsigned long)pos, v);
             s->bytes += len;
             if (s->len > intsetMaxEntries()) setConvertToHT(s);
             return 1;
@@ -348,7 +428,7 @@ static int setAdd(set *s, const char *m, size_t len) {
         /* Not an integer: a listpack if it would stay within the limits. */
         size_t maxelelen = 0;
         if (s->len) {
-            int a = digits10(s->u.ints[0]), b = digits10(s->u.ints[s->len - 1]);
+            int a = digits10(isGet(s, 0)), b = digits10(isGet(s, s->len - 1));
             maxelelen = (size_t)(a > b ? a : b);
         }
         if (s->len < listpackMaxEntries() && len <= listpackMaxValue() && maxelelen <= listpackMaxValue()) {
@@ -384,8 +464,7 @@ static int setRemove(set *s, const char *m, size_t len) {
         if (!memberIsInt(m, len, &v)) return 0;
         long pos = intsetSearch(s, v);
         if (pos < 0) return 0;
-        memmove(s->u.ints + pos, s->u.ints + pos + 1, sizeof(int64_t) * (s->len - (unsigned long)pos - 1));
-        s->len--;
+        isDeleteAt(s, (unsigned long)pos);
         s->bytes -= len;
         return 1;
     }
@@ -437,10 +516,10 @@ static set *setDup(const set *src) {
         dictInitIterator(&it, src->u.ht);
         while ((de = dictNext(&it)) != NULL) htAddSds(s, sdsdup(de->key));
     } else if (src->enc == SET_ENC_INTSET) {
-        s->cap = src->len ? src->len : 1;
-        s->u.ints = zmalloc(sizeof(int64_t) * s->cap);
-        memcpy(s->u.ints, src->u.ints, sizeof(int64_t) * src->len);
-        s->len = src->len;
+        s->iw = src->iw;
+        s->cap = s->len = src->len;
+        s->u.ints = src->len ? zmalloc((size_t)src->iw * src->len) : NULL;
+        if (src->len) memcpy(s->u.ints, src->u.ints, (size_t)src->iw * src->len);
     } else {
         s->cap = src->len ? src->len : 1;
         s->u.elems = zmalloc(sizeof(sds) * s->cap);
@@ -470,7 +549,8 @@ static sds setIterNext(setTypeIterator *it) {
     if (it->i >= s->len) return NULL;
     if (s->enc == SET_ENC_LISTPACK) return s->u.elems[it->i++];
     char buf[LONG_STR_SIZE];
-    int n = ll2string(buf, sizeof(buf), s->u.ints[it->i++]);
+    int n = ll2string(buf, sizeof(buf), isGet(s, it->i));
+    it->i++;
     if (!it->scratch) it->scratch = sdsnewlen(buf, (size_t)n);
     else it->scratch = sdscpylen(it->scratch, buf, (size_t)n);
     return it->scratch;
@@ -483,7 +563,7 @@ static sds setRandomMember(const set *s) {
     if (s->enc == SET_ENC_HT) return sdsdup(dictGetRandomKey(s->u.ht)->key);
     unsigned long i = (unsigned long)random() % s->len;
     if (s->enc == SET_ENC_LISTPACK) return sdsdup(s->u.elems[i]);
-    return sdsfromlonglong(s->u.ints[i]);
+    return sdsfromlonglong(isGet(s, i));
 }
 
 /* Removes and returns a random member (copied). */
@@ -531,7 +611,7 @@ int setTypeRemove(robj *o, const char *m, size_t len) { return setRemove(o->ptr,
 static void addReplySetMembers(client *c, const set *s) {
     addReplySetLen(c, (long)setSize(s));
     if (s->enc == SET_ENC_INTSET) {
-        for (unsigned long i = 0; i < s->len; i++) addReplyBulkLongLong(c, s->u.ints[i]);
+        for (unsigned long i = 0; i < s->len; i++) addReplyBulkLongLong(c, isGet(s, i));
         return;
     }
     setTypeIterator it;
@@ -781,7 +861,7 @@ static void srandmemberWithCountCommand(client *c) {
     if (count >= size) {
         addReplyArrayLen(c, (long)size);
         if (s->enc == SET_ENC_INTSET) {
-            for (unsigned long i = 0; i < s->len; i++) addReplyBulkLongLong(c, s->u.ints[i]);
+            for (unsigned long i = 0; i < s->len; i++) addReplyBulkLongLong(c, isGet(s, i));
             return;
         }
         setTypeIterator it;
@@ -1132,7 +1212,7 @@ static sds setCatJSON(sds out, const set *s) {
             out = sdsMakeRoomFor(out, 26);
             char *p = out + sdslen(out);
             *p++ = '"';
-            p += ll2string(p, LONG_STR_SIZE, s->u.ints[i]);
+            p += ll2string(p, LONG_STR_SIZE, isGet(s, i));
             *p++ = '"';
             sdsIncrLen(out, (size_t)(p - (out + sdslen(out))));
             first = 0;
@@ -1239,7 +1319,7 @@ static const char *setTypeEncoding(const robj *o) {
 static size_t setTypeComputeSize(const robj *o, long long samples) {
     const set *s = o->ptr;
     size_t total = zmalloc_size((void *)s);
-    if (s->enc == SET_ENC_INTSET) return total + (s->cap ? zmalloc_size(s->u.ints) : 0);
+    if (s->enc == SET_ENC_INTSET) return total + (s->u.ints ? zmalloc_size(s->u.ints) : 0);
     if (s->enc == SET_ENC_LISTPACK) {
         if (s->cap) total += zmalloc_size(s->u.elems);
         for (unsigned long i = 0; i < s->len; i++) total += sdsAllocSize(s->u.elems[i]);

@@ -94,6 +94,31 @@ static void testEncodings(void) {
     freeObject(o);
 }
 
+/* The intset widens from 16 to 32 to 64 bits and stays sorted. */
+static void testIntsetWidths(void) {
+    robj *o = setTypeCreate("1", 1, 1);
+    const char *adds[] = {"1", "70000", "-5", "5000000000", "-9223372036854775808", "32767", "-32768",
+                          "9223372036854775807", "0", NULL};
+    for (int i = 0; adds[i]; i++) TSET_ASSERT(add(o, adds[i]));
+    TSET_ASSERT(!strcmp(enc(o), "intset"));
+    const char *want[] = {"-9223372036854775808", "-32768", "-5", "0", "1", "32767", "70000", "5000000000",
+                          "9223372036854775807"};
+    setTypeIterator *it = setTypeInitIterator(o);
+    sds m;
+    int i = 0;
+    while ((m = setTypeNext(it)) != NULL) {
+        TSET_ASSERT(i < 9 && !strcmp(m, want[i]));
+        i++;
+    }
+    setTypeReleaseIterator(it);
+    TSET_ASSERT(i == 9);
+    for (i = 0; i < 9; i++) TSET_ASSERT(setTypeIsMember(o, want[i], strlen(want[i])));
+    TSET_ASSERT(!setTypeIsMember(o, "70001", 5));
+    TSET_ASSERT(setTypeRemove(o, "5000000000", 10) && !setTypeIsMember(o, "5000000000", 10));
+    TSET_ASSERT(setTypeSize(o) == 8 && countMembers(o) == 8);
+    freeObject(o);
+}
+
 /* Random operations against a plain model (an array of flags). */
 static void testRandomModel(void) {
     srand(12345);
@@ -156,6 +181,7 @@ int test_set(void) {
     tset_failures = 0;
     testStartServer();
     testEncodings();
+    testIntsetWidths();
     testRandomModel();
     testDocument();
     testStopServer();
