@@ -15,11 +15,12 @@
  *
  *   intset     every member is an integer (Redis's strict string2ll) and
  *              there are at most set-max-intset-entries: a sorted array of
- *              int64_t, as Redis's intset;
+ *              16, 32 or 64-bit integers, as Redis's intset;
  *   listpack   at most set-max-listpack-entries members, none longer than
  *              set-max-listpack-value bytes: an array of sds in insertion
  *              order (Redis's listpack appends; deleting keeps the order);
- *   hashtable  otherwise: a dict of sds (hash order: not Redis's).
+ *   hashtable  otherwise: a dict of sds (hash order: not Redis's), with
+ *              its document JSON kept in chunks (below).
  *
  * The conversions are Redis's: a set only ever moves to a bigger encoding
  * while it lives (intset -> listpack -> hashtable, or straight to
