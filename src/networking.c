@@ -508,11 +508,16 @@ static void clientMarkHeld(client *c) {
  * does not read its replies is disconnected instead of growing forever. */
 static void checkClientOutputBufferLimits(client *c) {
     size_t used = c->reply_bytes;
-    int hard = server.cfg.obuf_hard_limit && used >= (size_t)server.cfg.obuf_hard_limit;
+    /* A client with pub/sub subscriptions has the pubsub class's limits. */
+    int ps = (c->flags & CLIENT_PUBSUB) != 0;
+    long long hard_limit = ps ? server.cfg.obuf_pubsub_hard_limit : server.cfg.obuf_hard_limit;
+    long long soft_limit = ps ? server.cfg.obuf_pubsub_soft_limit : server.cfg.obuf_soft_limit;
+    long long soft_seconds = ps ? server.cfg.obuf_pubsub_soft_seconds : server.cfg.obuf_soft_seconds;
+    int hard = hard_limit && used >= (size_t)hard_limit;
     int soft = 0;
-    if (server.cfg.obuf_soft_limit && used >= (size_t)server.cfg.obuf_soft_limit) {
+    if (soft_limit && used >= (size_t)soft_limit) {
         if (c->obuf_soft_limit_reached_time == 0) c->obuf_soft_limit_reached_time = server.mstime_cache;
-        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > server.cfg.obuf_soft_seconds * 1000)
+        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > soft_seconds * 1000)
             soft = 1;
     } else {
         c->obuf_soft_limit_reached_time = 0;

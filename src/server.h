@@ -350,6 +350,10 @@ typedef struct serverConfig {
     long long obuf_hard_limit;
     long long obuf_soft_limit;
     long long obuf_soft_seconds;
+    /* ... and for clients with pub/sub subscriptions (pubsub class) */
+    long long obuf_pubsub_hard_limit;
+    long long obuf_pubsub_soft_limit;
+    long long obuf_pubsub_soft_seconds;
     int hz;                    /* server cron frequency */
     int verbosity;             /* loglevel LL_* */
     char *logfile;             /* "" = stdout */

@@ -347,6 +347,22 @@ start_server {tags {"pubsub"}} {
         list $in_pubsub $in_normal $killed [r pubsub numsub typechan]
     } {1 0 1 {typechan 0}}
 
+    test {A subscriber over the pubsub output buffer limit is disconnected} {
+        r config set client-output-buffer-limit {pubsub 100000 0 0}
+        set rd1 [redis_deferring_client]
+        subscribe $rd1 {slowchan}
+        set payload [string repeat x 50000]
+        set sent 0
+        while {$sent < 2000} {
+            if {[r publish slowchan $payload] == 0} break
+            incr sent
+        }
+        r config set client-output-buffer-limit {pubsub 32mb 8mb 60}
+        $rd1 close
+        assert_range $sent 1 1999
+        r publish slowchan x
+    } {0}
+
     test {INFO pubsub_channels and pubsub_patterns} {
         set rd1 [redis_deferring_client]
         set before_c [s pubsub_channels]
