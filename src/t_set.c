@@ -561,7 +561,16 @@ static void setIterDone(setTypeIterator *it) { sdsfree(it->scratch); }
 
 /* A random member, copied. */
 static sds setRandomMember(const set *s) {
-    if (s->enc == SET_ENC_HT) return sdsdup(dictGetRandomKey(s->u.ht)->key);
+    if (s->enc == SET_ENC_HT) {
+        /* Uniform, as Redis's dictGetFairRandomKey means to be: the r-th
+         * member counting through the chunks' member lists. */
+        unsigned long r = (((unsigned long)random() << 31) ^ (unsigned long)random()) % dictSize(s->u.ht);
+        for (unsigned long c = 0; c < s->nchunks; c++) {
+            if (r < s->chunks[c].n) return sdsdup(s->chunks[c].members[r]);
+            r -= s->chunks[c].n;
+        }
+        serverPanic("set chunks do not list every member");
+    }
     unsigned long i = (unsigned long)random() % s->len;
     if (s->enc == SET_ENC_LISTPACK) return sdsdup(s->u.elems[i]);
     return sdsfromlonglong(isGet(s, i));

@@ -739,6 +739,33 @@ start_server {tags {"set"}} {
         }
     }
 
+    proc chi_square_value {l} {
+        foreach e $l { dict incr counts $e }
+        set n [llength $l]
+        set k [dict size $counts]
+        set expected [expr {double($n) / $k}]
+        set chi 0.0
+        dict for {_ c} $counts { set chi [expr {$chi + ($c - $expected) * ($c - $expected) / $expected}] }
+        return $chi
+    }
+
+    foreach {type contents} {
+        intset {0 1 2 3 4 5 6 7 8 9}
+        hashtable {ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 1 5 10 50 125 MARY PATRICIA LINDA BARBARA}
+    } {
+        test "SRANDMEMBER histogram distribution - $type" {
+            r del myset
+            r sadd myset {*}$contents
+            # df = 9, 40 means 0.00001 probability
+            assert_lessthan [chi_square_value [r srandmember myset -1000]] 40
+            foreach size {8 2} {
+                set all {}
+                for {set i 0} {$i < 1000 / $size} {incr i} { lappend all {*}[r srandmember myset $size] }
+                assert_lessthan [chi_square_value $all] 40
+            }
+        }
+    }
+
     # --------------------------------------------------------------------
     # SMOVE
     # --------------------------------------------------------------------
