@@ -1,58 +1,9 @@
-# Pub/sub: SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE PUNSUBSCRIBE PUBLISH, shard
-# channels (SSUBSCRIBE SUNSUBSCRIBE SPUBLISH), PUBSUB, the RESP2
-# subscribed context, RESP3 push messages. Every test must pass against
+# Pub/sub: SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE PUNSUBSCRIBE PUBLISH, PUBSUB,
+# the RESP2 subscribed context, RESP3 push messages (the shard channels
+# are in pubsubshard.tcl). Every test must pass against
 # redis-server too, except those tagged redis7.2 or casq-only.
 
-proc __consume_subscribe_messages {client type channels} {
-    set numsub -1
-    set counts {}
-    for {set i [llength $channels]} {$i > 0} {incr i -1} {
-        set msg [$client read]
-        assert_equal $type [lindex $msg 0]
-        # when receiving subscribe messages the channels names
-        # are ordered. when receiving unsubscribe messages
-        # they are unordered
-        if {[string match "*un*" $type]} {
-            set idx [lsearch -exact $channels [lindex $msg 1]]
-            set channels [lreplace $channels $idx $idx]
-        } else {
-            assert_equal [lindex $channels 0] [lindex $msg 1]
-            set channels [lrange $channels 1 end]
-        }
-        lappend counts [lindex $msg 2]
-    }
-    return $counts
-}
-
-proc subscribe {client channels} {
-    $client subscribe {*}$channels
-    __consume_subscribe_messages $client subscribe $channels
-}
-
-proc ssubscribe {client channels} {
-    $client ssubscribe {*}$channels
-    __consume_subscribe_messages $client ssubscribe $channels
-}
-
-proc unsubscribe {client {channels {}}} {
-    $client unsubscribe {*}$channels
-    __consume_subscribe_messages $client unsubscribe $channels
-}
-
-proc sunsubscribe {client {channels {}}} {
-    $client sunsubscribe {*}$channels
-    __consume_subscribe_messages $client sunsubscribe $channels
-}
-
-proc psubscribe {client channels} {
-    $client psubscribe {*}$channels
-    __consume_subscribe_messages $client psubscribe $channels
-}
-
-proc punsubscribe {client {channels {}}} {
-    $client punsubscribe {*}$channels
-    __consume_subscribe_messages $client punsubscribe $channels
-}
+source [file join [file dirname [info script]] .. support pubsub_util.tcl]
 
 start_server {tags {"pubsub"}} {
 
@@ -409,61 +360,6 @@ start_server {tags {"pubsub"}} {
         # (the last line, HELP's own, is worded differently before 7.2)
         lrange [r pubsub help] 0 end-2
     } {{PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:} {CHANNELS [<pattern>]} {    Return the currently active channels matching a <pattern> (default: '*').} NUMPAT {    Return number of subscriptions to patterns.} {NUMSUB [<channel> ...]} {    Return the number of subscribers for the specified channels, excluding} {    pattern subscriptions(default: no channels).} {SHARDCHANNELS [<pattern>]} {    Return the currently active shard level channels matching a <pattern> (default: '*').} {SHARDNUMSUB [<shardchannel> ...]} {    Return the number of subscribers for the specified shard level channel(s)}}
-
-    # --------------------------------------------------------------------
-    # Shard channels
-    # --------------------------------------------------------------------
-
-    test {SPUBLISH/SSUBSCRIBE basics} {
-        set rd1 [redis_deferring_client]
-        assert_equal {1 2} [ssubscribe $rd1 {chan1 chan2}]
-        assert_equal 1 [r spublish chan1 hello]
-        assert_equal 1 [r spublish chan2 world]
-        assert_equal {smessage chan1 hello} [$rd1 read]
-        assert_equal {smessage chan2 world} [$rd1 read]
-        # shard channels and channels are separate
-        assert_equal 0 [r publish chan1 hello]
-        sunsubscribe $rd1 {chan1}
-        assert_equal 0 [r spublish chan1 hello]
-        assert_equal 1 [r spublish chan2 world]
-        assert_equal {smessage chan2 world} [$rd1 read]
-        sunsubscribe $rd1 {chan2}
-        assert_equal 0 [r spublish chan2 world]
-        $rd1 close
-    }
-
-    test {SSUBSCRIBE counts only shard subscriptions} {
-        set rd1 [redis_deferring_client]
-        subscribe $rd1 {a b}
-        assert_equal {1} [ssubscribe $rd1 {s}]
-        assert_equal {0} [sunsubscribe $rd1 {s}]
-        $rd1 close
-    }
-
-    test {SUNSUBSCRIBE without arguments and without subscriptions} {
-        r sunsubscribe
-    } {sunsubscribe {} 0}
-
-    test {PUBSUB SHARDCHANNELS and SHARDNUMSUB} {
-        set rd1 [redis_deferring_client]
-        ssubscribe $rd1 {sh.one sh.two}
-        set chans [lsort [r pubsub shardchannels sh.*]]
-        set numsub [r pubsub shardnumsub sh.one sh.none]
-        $rd1 close
-        list $chans $numsub
-    } {{sh.one sh.two} {sh.one 1 sh.none 0}}
-
-    test {COMMAND GETKEYS: shard channels are not keys outside a cluster} {
-        assert_error {ERR The command has no key arguments} {r command getkeys ssubscribe a b}
-        assert_error {ERR The command has no key arguments} {r command getkeys spublish ch msg}
-        assert_error {ERR The command has no key arguments} {r command getkeys publish ch msg}
-    }
-
-    test {SSUBSCRIBE is refused inside MULTI/EXEC} {
-        r multi
-        r ssubscribe x
-        assert_error {ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client} {r exec}
-    } {} {redis7.2}
 
     # --------------------------------------------------------------------
     # RESP3
