@@ -477,6 +477,9 @@ int getKeysFromCommandSpecs(struct redisCommand *cmd, char **argv, int argc, key
     *keys = NULL;
     for (int j = 0; j < nspecs; j++) {
         const keySpec *spec = &specs[j];
+        /* As Redis's default search: a name that is not a key (the shard
+         * channels of SSUBSCRIBE/SPUBLISH) is not listed. */
+        if (spec->flags & KSPEC_NOT_KEY) continue;
         int first = keySpecFirstKey(spec, argv, argc), last, step;
 
         if (first == 0) continue;
@@ -531,7 +534,11 @@ static void getKeysSubcommandImpl(client *c, int with_flags) {
         addReplyError(c, "Invalid command specified");
         return;
     }
-    if (!cmd->doc || keySpecsCount(cmd->doc->key_specs) == 0) {
+    /* Redis's doesCommandHaveKeys: a spec that is not flagged not_key. */
+    int haskeys = 0;
+    for (int j = 0; cmd->doc && j < keySpecsCount(cmd->doc->key_specs); j++)
+        if (!(cmd->doc->key_specs[j].flags & KSPEC_NOT_KEY)) haskeys = 1;
+    if (!haskeys) {
         addReplyError(c, "The command has no key arguments");
         return;
     }

@@ -1632,10 +1632,15 @@ const commandDoc commandDocsTable[] = {
 extern const commandDoc stringCommandDocsTable[]; /* commands_docs_string.c */
 extern const commandDoc hashCommandDocsTable[];   /* commands_docs_hash.c */
 
+extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
+extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
+
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
     stringCommandDocsTable,
     hashCommandDocsTable,
+    setCommandDocsTable,
+    pubsubCommandDocsTable,
     NULL,
 };
 

@@ -155,7 +155,7 @@ static const configDirective configTable[] = {
     {.name = "client-query-buffer-limit", .type = CONFIG_MEMORY, .offset = FIELD(client_max_querybuf_len),
      .min = 1 * MB, .max = LLONG_MAX, .default_value = "1gb"},
     {.name = "client-output-buffer-limit", .type = CONFIG_SPECIAL, .flags = CONFIG_MULTI_ARG,
-     .default_value = "normal 0 0 0", .set = setClientOutputBufferLimit, .get = getClientOutputBufferLimit,
+     .default_value = "normal 0 0 0 pubsub 32mb 8mb 60", .set = setClientOutputBufferLimit, .get = getClientOutputBufferLimit,
      .rewrite = rewriteClientOutputBufferLimit},
 
     /* --- General --- */
@@ -183,6 +183,13 @@ static const configDirective configTable[] = {
      .min = 0, .max = LLONG_MAX, .default_value = "100"},
     {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(stream_node_max_bytes),
      .min = 0, .max = LLONG_MAX, .default_value = "4096"},
+    /* --- Sets (t_set.c): Redis 7.2's encoding limits --- */
+    {.name = "set-max-intset-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_intset_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "512"},
+    {.name = "set-max-listpack-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_listpack_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "128"},
+    {.name = "set-max-listpack-value", .type = CONFIG_MEMORY, .offset = FIELD(set_max_listpack_value),
+     .min = 0, .max = LONG_MAX, .default_value = "64"},
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, .offset = FIELD(lazyfree_lazy_user_flush),
      .default_value = "no"},
 
@@ -563,7 +570,8 @@ static sds getDir(const configDirective *d) {
 static int setClientOutputBufferLimit(const configDirective *d, sds *argv, int argc, sds *err) {
     (void)d;
     long long hard = 0, soft = 0, secs = 0;
-    int have_normal = 0;
+    long long phard = 0, psoft = 0, psecs = 0;
+    int have_normal = 0, have_pubsub = 0;
 
     if (argc == 0 || argc % 4 != 0) {
         *err = sdsnew("Wrong number of arguments in buffer limit configuration.");
@@ -584,6 +592,12 @@ static int setClientOutputBufferLimit(const configDirective *d, sds *argv, int a
             *err = sdsnew("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
             return 0;
         }
+        if (!strcasecmp(cls, "pubsub")) {
+            phard = h;
+            psoft = s;
+            psecs = t;
+            have_pubsub = 1;
+        }
         if (strcasecmp(cls, "normal")) continue;
         hard = h;
         soft = s;
@@ -595,19 +609,30 @@ static int setClientOutputBufferLimit(const configDirective *d, sds *argv, int a
         server.cfg.obuf_soft_limit = soft;
         server.cfg.obuf_soft_seconds = secs;
     }
+    if (have_pubsub) {
+        server.cfg.obuf_pubsub_hard_limit = phard;
+        server.cfg.obuf_pubsub_soft_limit = psoft;
+        server.cfg.obuf_pubsub_soft_seconds = psecs;
+    }
     return 1;
 }
 
 static sds getClientOutputBufferLimit(const configDirective *d) {
     (void)d;
-    return sdscatprintf(sdsempty(), "normal %lld %lld %lld", server.cfg.obuf_hard_limit, server.cfg.obuf_soft_limit,
-                        server.cfg.obuf_soft_seconds);
+    return sdscatprintf(sdsempty(), "normal %lld %lld %lld pubsub %lld %lld %lld", server.cfg.obuf_hard_limit,
+                        server.cfg.obuf_soft_limit, server.cfg.obuf_soft_seconds, server.cfg.obuf_pubsub_hard_limit,
+                        server.cfg.obuf_pubsub_soft_limit, server.cfg.obuf_pubsub_soft_seconds);
 }
 
 static sds rewriteClientOutputBufferLimit(const configDirective *d) {
     sds hard = formatMemoryValue(server.cfg.obuf_hard_limit);
     sds soft = formatMemoryValue(server.cfg.obuf_soft_limit);
     sds line = sdscatprintf(sdsempty(), "%s normal %s %s %lld", d->name, hard, soft, server.cfg.obuf_soft_seconds);
+    sdsfree(hard);
+    sdsfree(soft);
+    hard = formatMemoryValue(server.cfg.obuf_pubsub_hard_limit);
+    soft = formatMemoryValue(server.cfg.obuf_pubsub_soft_limit);
+    line = sdscatprintf(line, "\n%s pubsub %s %s %lld", d->name, hard, soft, server.cfg.obuf_pubsub_soft_seconds);
     sdsfree(hard);
     sdsfree(soft);
     return line;

@@ -137,6 +137,7 @@ void freeClient(client *c) {
     if (c->relay) brokerRelayFree(c); /* broker forwarding */
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
     if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* monitor.c */
+    pubsubUnsubscribeAll(c);                              /* pubsub.c */
     unwatchAllKeys(c);
     freeClientMultiState(c);
     if (c->read_ev) event_free(c->read_ev);
@@ -507,11 +508,16 @@ static void clientMarkHeld(client *c) {
  * does not read its replies is disconnected instead of growing forever. */
 static void checkClientOutputBufferLimits(client *c) {
     size_t used = c->reply_bytes;
-    int hard = server.cfg.obuf_hard_limit && used >= (size_t)server.cfg.obuf_hard_limit;
+    /* A client with pub/sub subscriptions has the pubsub class's limits. */
+    int ps = (c->flags & CLIENT_PUBSUB) != 0;
+    long long hard_limit = ps ? server.cfg.obuf_pubsub_hard_limit : server.cfg.obuf_hard_limit;
+    long long soft_limit = ps ? server.cfg.obuf_pubsub_soft_limit : server.cfg.obuf_soft_limit;
+    long long soft_seconds = ps ? server.cfg.obuf_pubsub_soft_seconds : server.cfg.obuf_soft_seconds;
+    int hard = hard_limit && used >= (size_t)hard_limit;
     int soft = 0;
-    if (server.cfg.obuf_soft_limit && used >= (size_t)server.cfg.obuf_soft_limit) {
+    if (soft_limit && used >= (size_t)soft_limit) {
         if (c->obuf_soft_limit_reached_time == 0) c->obuf_soft_limit_reached_time = server.mstime_cache;
-        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > server.cfg.obuf_soft_seconds * 1000)
+        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > soft_seconds * 1000)
             soft = 1;
     } else {
         c->obuf_soft_limit_reached_time = 0;
@@ -935,6 +941,7 @@ void afterCommand(client *c) {
 static const char *clientFlagsString(client *c, char *buf) {
     char *p = buf;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O'; /* first, as in Redis */
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
@@ -958,11 +965,12 @@ sds catClientInfoString(sds s, client *c) {
     size_t watched = c->watched_keys ? listLength(c->watched_keys) : 0;
     return sdscatprintf(
         s,
-        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
         "multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%d omem=%zu "
         "tot-mem=%zu events=r%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (now - c->ctime) / 1000,
         (now - c->last_interaction) / 1000, clientFlagsString(c, flags), c->db ? c->db->id : 0,
+        pubsubClientCount(c, 0), pubsubClientCount(c, 1), pubsubClientCount(c, 2),
         (c->flags & CLIENT_MULTI) ? c->mstate.count : -1, watched, sdslen(c->querybuf) - c->qb_pos,
         sdsavail(c->querybuf), (size_t)0, sdsalloc(c->querybuf), c->querybuf_peak, obl, oll, c->reply_bytes,
         sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, c->resp,
@@ -1023,6 +1031,7 @@ static void clientGetNameCommand(client *c) {
 static void clientListCommand(client *c) {
     sds out = sdsempty();
     dict *ids = NULL;
+    int want_pubsub = -1; /* TYPE: -1 any, 0 normal, 1 pubsub (pubsub.c) */
     for (int j = 2; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
         if (!strcasecmp(c->argv[j], "type") && moreargs == 1) {
@@ -1032,10 +1041,11 @@ static void clientListCommand(client *c) {
                 addReplyErrorFormat(c, "Unknown client type '%s'", t);
                 goto done;
             }
-            if (strcasecmp(t, "normal")) {
+            if (strcasecmp(t, "normal") && strcasecmp(t, "pubsub")) {
                 addReplyVerbatim(c, "", 0, "txt");
                 goto done;
             }
+            want_pubsub = !strcasecmp(t, "pubsub");
             j++;
         } else if (!strcasecmp(c->argv[j], "id") && moreargs >= 1) {
             ids = dictCreate(&sdsKeyDictType);
@@ -1055,6 +1065,7 @@ static void clientListCommand(client *c) {
     }
     for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
         client *cl = ln->value;
+        if (want_pubsub != -1 && want_pubsub != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (ids) {
             sds key = sdsfromlonglong((long long)cl->id);
             int want = dictFind(ids, key) != NULL;
@@ -1081,7 +1092,7 @@ static void clientInfoCommand(client *c) {
 static void clientKillCommand(client *c) {
     const char *addr = NULL, *laddr = NULL;
     long long id = 0, maxage = 0;
-    int skipme = 1, type_normal = -1;
+    int skipme = 1, type_normal = -1; /* 1 normal, 2 pubsub, 0 other */
     if (c->argc == 3) {
         addr = c->argv[2];
         skipme = 0;
@@ -1096,8 +1107,8 @@ static void clientKillCommand(client *c) {
                 }
             } else if (!strcasecmp(opt, "type")) {
                 if (!strcasecmp(val, "normal")) type_normal = 1;
-                else if (!strcasecmp(val, "master") || !strcasecmp(val, "replica") || !strcasecmp(val, "slave") ||
-                         !strcasecmp(val, "pubsub"))
+                else if (!strcasecmp(val, "pubsub")) type_normal = 2;
+                else if (!strcasecmp(val, "master") || !strcasecmp(val, "replica") || !strcasecmp(val, "slave"))
                     type_normal = 0;
                 else {
                     addReplyErrorFormat(c, "Unknown client type '%s'", val);
@@ -1140,6 +1151,7 @@ static void clientKillCommand(client *c) {
         if (laddr && strcmp(cl->laddr, laddr)) continue;
         if (id && cl->id != (uint64_t)id) continue;
         if (type_normal == 0) continue;
+        if (type_normal > 0 && (type_normal == 2) != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (maxage && (server.mstime_cache - cl->ctime) / 1000 < maxage) continue;
         if (cl == c && skipme) continue;
         if (cl == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;

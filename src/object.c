@@ -32,12 +32,14 @@
 extern const objectType streamObjectType;
 extern const objectType stringObjectType;
 extern const objectType hashObjectType;
+extern const objectType setObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
 static const objectType *const objectTypes[] = {
     &streamObjectType,
     &stringObjectType,
     &hashObjectType,
+    &setObjectType,
     NULL,
 };
 

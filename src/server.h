@@ -169,6 +169,7 @@ typedef struct redisDb {
 #define CLIENT_FAKE (1 << 16)          /* no connection (tests, loading) */
 #define CLIENT_MONITOR (1 << 17)       /* MONITOR: gets every command (monitor.c) */
 #define CLIENT_NO_TOUCH (1 << 18)      /* CLIENT NO-TOUCH on: reads keep OBJECT IDLETIME */
+#define CLIENT_PUBSUB (1 << 19)        /* has pub/sub subscriptions (pubsub.c) */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -269,6 +270,8 @@ typedef struct client {
     /* --- broker forwarding (broker.c) --- */
     struct brokerRelay *relay; /* non-NULL: a follower relays this
                                 * connection to the broker, byte for byte */
+    /* --- pub/sub (pubsub.c) --- */
+    struct clientPubsub *pubsub; /* its subscriptions, NULL when none */
 } client;
 
 /* ------------------------------------------------------------------------
@@ -351,6 +354,10 @@ typedef struct serverConfig {
     long long obuf_hard_limit;
     long long obuf_soft_limit;
     long long obuf_soft_seconds;
+    /* ... and for clients with pub/sub subscriptions (pubsub class) */
+    long long obuf_pubsub_hard_limit;
+    long long obuf_pubsub_soft_limit;
+    long long obuf_pubsub_soft_seconds;
     int hz;                    /* server cron frequency */
     int verbosity;             /* loglevel LL_* */
     char *logfile;             /* "" = stdout */
@@ -364,6 +371,10 @@ typedef struct serverConfig {
     long long stream_node_max_bytes;    /* accepted for compatibility */
     long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
     long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
+    /* sets (t_set.c): Redis 7.2's encoding limits */
+    long long set_max_intset_entries;
+    long long set_max_listpack_entries;
+    long long set_max_listpack_value;
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit
                                          * (needs enable_debug_command) */
@@ -692,6 +703,20 @@ void slowlogFree(void);    /* at exit */
 /* AUTH and HELLO's AUTH arguments are shown as "(redacted)" in MONITOR and
  * SLOWLOG, as in Redis 7.2: 1 if c->argv[j] is such an argument. */
 int commandArgIsRedacted(client *c, int j);
+
+/* ------------------------------------------------------------------------
+ * Pub/sub (pubsub.c)
+ * --------------------------------------------------------------------- */
+/* processCommand: the error for a command a RESP2 client in the
+ * subscribed context may not run (a new sds without the "-ERR "), or NULL. */
+sds pubsubContextError(client *c);
+/* freeClient, RESET: drops every subscription, without replies. */
+void pubsubUnsubscribeAll(client *c);
+/* A client's subscriptions: which 0 channels, 1 patterns, 2 shard. */
+int pubsubClientCount(client *c, int which);
+/* Channels / patterns / shard channels with subscribers (INFO). */
+unsigned long pubsubTotalChannels(int which);
+void pubsubFreeAll(void); /* at exit */
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)
