@@ -1629,8 +1629,11 @@ const commandDoc commandDocsTable[] = {
 /* Every docs table: this file's, and one per data type module
  * (commands_docs_<type>.c). Each is sorted by full name. A new table is
  * added here. */
+extern const commandDoc listCommandDocsTable[]; /* commands_docs_list.c */
+
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
+    listCommandDocsTable,
     NULL,
 };
 

@@ -30,10 +30,12 @@
  * ===================================================================== */
 
 extern const objectType streamObjectType;
+extern const objectType listObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
 static const objectType *const objectTypes[] = {
     &streamObjectType,
+    &listObjectType,
     NULL,
 };
 

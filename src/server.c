@@ -46,11 +46,13 @@ extern struct redisCommand objectCommandTable[];  /* object.c: OBJECT, MEMORY */
 extern struct redisCommand slowlogCommandTable[]; /* slowlog.c */
 extern struct redisCommand monitorCommandTable[]; /* monitor.c */
 extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
+extern struct redisCommand listCommandTable[];    /* t_list.c */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
     objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
+    listCommandTable,
     NULL,
 };
 

@@ -358,6 +358,10 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long list_max_listpack_size;   /* t_list.c: OBJECT ENCODING rule */
+    long long list_compress_depth;      /* accepted for compatibility */
+    long long zset_max_listpack_entries; /* t_zset.c: OBJECT ENCODING rules */
+    long long zset_max_listpack_value;
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */
@@ -693,6 +697,8 @@ void execCommandAbort(client *c, const char *error);
  * Blocking (blocked.c)
  * --------------------------------------------------------------------- */
 void blockForKeys(client *c, sds *keys, int numkeys, long long timeout_ms);
+/* A blocking pop of lists (btype OBJ_LIST) or sorted sets (OBJ_ZSET). */
+void blockForKeysOfType(client *c, sds *keys, int numkeys, long long timeout_ms, int btype);
 void unblockClient(client *c);
 void unblockClientOnTimeout(client *c);
 /* err: an error message such as "-UNBLOCKED client unblocked via CLIENT
