@@ -1629,11 +1629,15 @@ const commandDoc commandDocsTable[] = {
 /* Every docs table: this file's, and one per data type module
  * (commands_docs_<type>.c). Each is sorted by full name. A new table is
  * added here. */
-extern const commandDoc listCommandDocsTable[]; /* commands_docs_list.c */
+extern const commandDoc listCommandDocsTable[];   /* commands_docs_list.c */
+extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
+extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
 
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
     listCommandDocsTable,
+    setCommandDocsTable,
+    pubsubCommandDocsTable,
     NULL,
 };
 

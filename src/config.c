@@ -188,6 +188,13 @@ static const configDirective configTable[] = {
      .offset = FIELD(zset_max_listpack_entries), .min = 0, .max = LLONG_MAX, .default_value = "128"},
     {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_LONGLONG,
      .offset = FIELD(zset_max_listpack_value), .min = 0, .max = LLONG_MAX, .default_value = "64"},
+    /* --- Sets (t_set.c): Redis 7.2's encoding limits --- */
+    {.name = "set-max-intset-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_intset_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "512"},
+    {.name = "set-max-listpack-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_listpack_entries),
+     .min = 0, .max = LONG_MAX, .default_value = "128"},
+    {.name = "set-max-listpack-value", .type = CONFIG_MEMORY, .offset = FIELD(set_max_listpack_value),
+     .min = 0, .max = LONG_MAX, .default_value = "64"},
     {.name = "lazyfree-lazy-user-flush", .type = CONFIG_BOOL, .offset = FIELD(lazyfree_lazy_user_flush),
      .default_value = "no"},
 

@@ -259,8 +259,9 @@ static sds genStatsSection(sds s) {
                         "evicted_keys:0\r\n"
                         "keyspace_hits:%lld\r\n"
                         "keyspace_misses:%lld\r\n"
-                        "pubsub_channels:0\r\n"
-                        "pubsub_patterns:0\r\n"
+                        "pubsub_channels:%lu\r\n"
+                        "pubsub_patterns:%lu\r\n"
+                        "pubsubshard_channels:%lu\r\n"
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n"
                         "unexpected_error_replies:%lld\r\n"
@@ -270,6 +271,7 @@ static sds genStatsSection(sds s) {
                         server.stat_net_output_bytes, (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
                         (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn,
                         server.stat_expiredkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
+                        pubsubTotalChannels(0), pubsubTotalChannels(1), pubsubTotalChannels(2),
                         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
                         server.stat_unexpected_error_replies, server.stat_total_error_replies);
 }

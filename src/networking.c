@@ -137,6 +137,7 @@ void freeClient(client *c) {
     if (c->relay) brokerRelayFree(c); /* broker forwarding */
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
     if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* monitor.c */
+    pubsubUnsubscribeAll(c);                              /* pubsub.c */
     unwatchAllKeys(c);
     freeClientMultiState(c);
     if (c->read_ev) event_free(c->read_ev);
@@ -935,6 +936,7 @@ void afterCommand(client *c) {
 static const char *clientFlagsString(client *c, char *buf) {
     char *p = buf;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O'; /* first, as in Redis */
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
@@ -958,11 +960,12 @@ sds catClientInfoString(sds s, client *c) {
     size_t watched = c->watched_keys ? listLength(c->watched_keys) : 0;
     return sdscatprintf(
         s,
-        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
         "multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%d omem=%zu "
         "tot-mem=%zu events=r%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (now - c->ctime) / 1000,
         (now - c->last_interaction) / 1000, clientFlagsString(c, flags), c->db ? c->db->id : 0,
+        pubsubClientCount(c, 0), pubsubClientCount(c, 1), pubsubClientCount(c, 2),
         (c->flags & CLIENT_MULTI) ? c->mstate.count : -1, watched, sdslen(c->querybuf) - c->qb_pos,
         sdsavail(c->querybuf), (size_t)0, sdsalloc(c->querybuf), c->querybuf_peak, obl, oll, c->reply_bytes,
         sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, c->resp,

@@ -31,11 +31,13 @@
 
 extern const objectType streamObjectType;
 extern const objectType listObjectType;
+extern const objectType setObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
 static const objectType *const objectTypes[] = {
     &streamObjectType,
     &listObjectType,
+    &setObjectType,
     NULL,
 };
 

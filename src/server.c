@@ -47,12 +47,15 @@ extern struct redisCommand slowlogCommandTable[]; /* slowlog.c */
 extern struct redisCommand monitorCommandTable[]; /* monitor.c */
 extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
 extern struct redisCommand listCommandTable[];    /* t_list.c */
+extern struct redisCommand setCommandTable[];     /* t_set.c */
+extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
     objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
     listCommandTable,
+    setCommandTable,   pubsubCommandTable,
     NULL,
 };
 
@@ -325,6 +328,12 @@ int processCommand(client *c) {
         rejectCommand(c, "-OOM command not allowed when used memory > 'maxmemory'.");
         return C_OK;
     }
+    sds perr = pubsubContextError(c); /* RESP2 subscribed context */
+    if (perr) {
+        c->cmd->rejected_calls++;
+        rejectCommandSds(c, perr);
+        return C_OK;
+    }
     if ((c->flags & CLIENT_MULTI) && !isMultiControlCommand(c->cmd)) {
         if (c->cmd->flags & CMD_NO_MULTI) {
             c->cmd->rejected_calls++;
@@ -348,6 +357,14 @@ int processCommand(client *c) {
 static void pingCommand(client *c) {
     if (c->argc > 2) {
         addReplyErrorArity(c);
+        return;
+    }
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) {
+        /* The subscribed context: ["pong", arg or ""] (pubsub.c). */
+        addReplyArrayLen(c, 2);
+        addReplyBulk(c, "pong", 4);
+        if (c->argc == 1) addReplyBulk(c, "", 0);
+        else addReplyBulk(c, c->argv[1], sdslen(c->argv[1]));
         return;
     }
     if (c->argc == 1) addReplyStatus(c, "PONG");
@@ -473,6 +490,7 @@ static void resetCommand(client *c) {
     c->name = NULL;
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* RESET ends MONITOR */
+    pubsubUnsubscribeAll(c);                              /* ... and pub/sub */
     c->authenticated = server.cfg.requirepass == NULL;
     addReplyStatus(c, "RESET");
 }
@@ -781,6 +799,7 @@ static void freeServerOnExit(void) {
     freeClientsInQueue();
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
+    pubsubFreeAll();  /* pubsub.c */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);

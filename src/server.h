@@ -165,6 +165,7 @@ typedef struct redisDb {
 #define CLIENT_FAKE (1 << 16)          /* no connection (tests, loading) */
 #define CLIENT_MONITOR (1 << 17)       /* MONITOR: gets every command (monitor.c) */
 #define CLIENT_NO_TOUCH (1 << 18)      /* CLIENT NO-TOUCH on: reads keep OBJECT IDLETIME */
+#define CLIENT_PUBSUB (1 << 19)        /* has pub/sub subscriptions (pubsub.c) */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -265,6 +266,8 @@ typedef struct client {
     /* --- broker forwarding (broker.c) --- */
     struct brokerRelay *relay; /* non-NULL: a follower relays this
                                 * connection to the broker, byte for byte */
+    /* --- pub/sub (pubsub.c) --- */
+    struct clientPubsub *pubsub; /* its subscriptions, NULL when none */
 } client;
 
 /* ------------------------------------------------------------------------
@@ -362,6 +365,10 @@ typedef struct serverConfig {
     long long list_compress_depth;      /* accepted for compatibility */
     long long zset_max_listpack_entries; /* t_zset.c: OBJECT ENCODING rules */
     long long zset_max_listpack_value;
+    /* sets (t_set.c): Redis 7.2's encoding limits */
+    long long set_max_intset_entries;
+    long long set_max_listpack_entries;
+    long long set_max_listpack_value;
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
     long long commit_debug_delay_ms;    /* debug only: delay each commit */
     long long broker_timeout_ms;        /* failover: broker silence limit */
@@ -672,6 +679,20 @@ void slowlogFree(void);    /* at exit */
 /* AUTH and HELLO's AUTH arguments are shown as "(redacted)" in MONITOR and
  * SLOWLOG, as in Redis 7.2: 1 if c->argv[j] is such an argument. */
 int commandArgIsRedacted(client *c, int j);
+
+/* ------------------------------------------------------------------------
+ * Pub/sub (pubsub.c)
+ * --------------------------------------------------------------------- */
+/* processCommand: the error for a command a RESP2 client in the
+ * subscribed context may not run (a new sds without the "-ERR "), or NULL. */
+sds pubsubContextError(client *c);
+/* freeClient, RESET: drops every subscription, without replies. */
+void pubsubUnsubscribeAll(client *c);
+/* A client's subscriptions: which 0 channels, 1 patterns, 2 shard. */
+int pubsubClientCount(client *c, int which);
+/* Channels / patterns / shard channels with subscribers (INFO). */
+unsigned long pubsubTotalChannels(int which);
+void pubsubFreeAll(void); /* at exit */
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)
