@@ -1630,12 +1630,14 @@ const commandDoc commandDocsTable[] = {
  * (commands_docs_<type>.c). Each is sorted by full name. A new table is
  * added here. */
 extern const commandDoc listCommandDocsTable[];   /* commands_docs_list.c */
+extern const commandDoc zsetCommandDocsTable[];   /* commands_docs_zset.c */
 extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
 extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
 
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
     listCommandDocsTable,
+    zsetCommandDocsTable,
     setCommandDocsTable,
     pubsubCommandDocsTable,
     NULL,

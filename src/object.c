@@ -31,12 +31,14 @@
 
 extern const objectType streamObjectType;
 extern const objectType listObjectType;
+extern const objectType zsetObjectType;
 extern const objectType setObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
 static const objectType *const objectTypes[] = {
     &streamObjectType,
     &listObjectType,
+    &zsetObjectType,
     &setObjectType,
     NULL,
 };

@@ -47,6 +47,7 @@ extern struct redisCommand slowlogCommandTable[]; /* slowlog.c */
 extern struct redisCommand monitorCommandTable[]; /* monitor.c */
 extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
 extern struct redisCommand listCommandTable[];    /* t_list.c */
+extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
 
@@ -54,7 +55,7 @@ static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
     objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
-    listCommandTable,
+    listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
     NULL,
 };

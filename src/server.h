@@ -582,6 +582,12 @@ int getRangeLongFromObjectOrReply(client *c, sds o, long min, long max, long *ta
 int getUnsignedLongLongFromObjectOrReply(client *c, sds o, unsigned long long *target, const char *msg);
 int getTimeoutFromObjectOrReply(client *c, sds o, long long *timeout_ms, int unit_seconds);
 int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase);
+/* Double conversions (util.c, as Redis's): d2string needs MAX_D2STRING_CHARS
+ * bytes at most. */
+#define MAX_D2STRING_CHARS 128
+int d2string(char *buf, size_t len, double value);
+int string2d(const char *s, size_t slen, double *dp);
+int getDoubleFromObjectOrReply(client *c, sds o, double *target, const char *msg);
 
 /* ------------------------------------------------------------------------
  * Keyspace (db.c)
