@@ -404,9 +404,11 @@ static robj *zsetTypeCreate(size_t size_hint, size_t value_len_hint) {
 /* Redis's zsetConvertToListpackIfNeeded (STORE results, loading). */
 static void zsetConvertToListpackIfNeeded(zset *zs, size_t maxelelen) {
     if (zs->zsl->length <= (unsigned long)server.cfg.zset_max_listpack_entries &&
-        maxelelen <= (size_t)server.cfg.zset_max_listpack_value)
+        maxelelen <= (size_t)server.cfg.zset_max_listpack_value) {
         zs->skiplist = 0;
-    else
+        for (zskiplistNode *x = zs->zsl->header->level[0].forward; x; x = x->level[0].forward)
+            if (x->score == 0) x->score = 0.0;
+    } else
         zs->skiplist = 1;
 }
 
@@ -419,8 +421,15 @@ static size_t zsetMaxEleLen(zset *zs) {
 
 static zskiplistNode *zsetFindSds(zset *zs, sds ele) { return dictFetchValue(zs->dict, ele); }
 
+/* A listpack stores the score "-0" as the integer 0: a listpack-encoded
+ * set never holds -0 (a skiplist does), as in Redis. */
+static inline double zsetStoredScore(const zset *zs, double score) {
+    return (!zs->skiplist && score == 0) ? 0.0 : score;
+}
+
 /* Adds a member that is not there (copies ele). */
 static zskiplistNode *zsetInsertNew(zset *zs, double score, const char *ele, size_t len) {
+    score = zsetStoredScore(zs, score);
     sds e = sdsnewlen(ele, len);
     zskiplistNode *n = zslInsert(zs->zsl, score, e);
     dictAdd(zs->dict, n->ele, n);
@@ -429,6 +438,7 @@ static zskiplistNode *zsetInsertNew(zset *zs, double score, const char *ele, siz
 
 /* Changes an existing member's score. */
 static zskiplistNode *zsetUpdateScore(zset *zs, zskiplistNode *n, double newscore) {
+    newscore = zsetStoredScore(zs, newscore);
     sds ele = sdsdup(n->ele);
     dictDelete(zs->dict, n->ele);
     zslDelete(zs->zsl, n->score, n->ele);
@@ -1112,7 +1122,7 @@ static void genericZpopCommand(client *c, sds *keyv, int keyc, int where, int em
 
 static void zpopMinMaxCommand(client *c, int where) {
     if (c->argc > 3) {
-        addReplyErrorArity(c);
+        addReplyErrorSyntax(c);
         return;
     }
     long count = -1;
