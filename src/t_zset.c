@@ -351,6 +351,26 @@ static int zslIsInLexRange(zskiplist *zsl, const zlexrangespec *range) {
     return 1;
 }
 
+/* A listpack-encoded set is searched linearly by Redis (zzlFirstInLexRange
+ * and zzlLastInLexRange): when the scores differ, so that the members are
+ * not in lex order, the answer is the first (last) member in set order that
+ * is >= min (<= max), which a skip list descent need not find. */
+static zskiplistNode *zzlFirstInLexRange(zskiplist *zsl, const zlexrangespec *range) {
+    if (!zslIsInLexRange(zsl, range)) return NULL;
+    for (zskiplistNode *x = zsl->header->level[0].forward; x; x = x->level[0].forward) {
+        if (zslLexValueGteMin(x->ele, range)) return zslLexValueLteMax(x->ele, range) ? x : NULL;
+    }
+    return NULL;
+}
+
+static zskiplistNode *zzlLastInLexRange(zskiplist *zsl, const zlexrangespec *range) {
+    if (!zslIsInLexRange(zsl, range)) return NULL;
+    for (zskiplistNode *x = zsl->tail; x; x = x->backward) {
+        if (zslLexValueLteMax(x->ele, range)) return zslLexValueGteMin(x->ele, range) ? x : NULL;
+    }
+    return NULL;
+}
+
 static zskiplistNode *zslFirstInLexRange(zskiplist *zsl, const zlexrangespec *range) {
     if (!zslIsInLexRange(zsl, range)) return NULL;
     zskiplistNode *x = zsl->header;
@@ -370,6 +390,15 @@ static zskiplistNode *zslLastInLexRange(zskiplist *zsl, const zlexrangespec *ran
     }
     if (!zslLexValueGteMin(x->ele, range)) return NULL;
     return x;
+}
+
+/* The first / last member in a lex range, as the set's encoding finds it. */
+static zskiplistNode *zsetFirstInLexRange(zset *zs, const zlexrangespec *range) {
+    return zs->skiplist ? zslFirstInLexRange(zs->zsl, range) : zzlFirstInLexRange(zs->zsl, range);
+}
+
+static zskiplistNode *zsetLastInLexRange(zset *zs, const zlexrangespec *range) {
+    return zs->skiplist ? zslLastInLexRange(zs->zsl, range) : zzlLastInLexRange(zs->zsl, range);
 }
 
 /* ========================================================================
@@ -754,8 +783,11 @@ static void zlexcountCommand(client *c) {
     }
     zset *zs = zobj->ptr;
     unsigned long count = 0;
-    zskiplistNode *first = zslFirstInLexRange(zs->zsl, &range);
-    if (first) {
+    zskiplistNode *first = zsetFirstInLexRange(zs, &range);
+    if (first && !zs->skiplist) {
+        /* listpack: count forward while in range (Redis's zzl walk) */
+        for (zskiplistNode *x = first; x && zslLexValueLteMax(x->ele, &range); x = x->level[0].forward) count++;
+    } else if (first) {
         zskiplistNode *last = zslLastInLexRange(zs->zsl, &range);
         count = zslGetRank(zs->zsl, last->score, last->ele) - zslGetRank(zs->zsl, first->score, first->ele) + 1;
     }
@@ -784,6 +816,8 @@ typedef struct zrangeResult {
 
 static void zrangeBegin(zrangeResult *r) {
     if (r->store) {
+        /* Built as ZADD builds: a listpack converted once it grows past
+         * the limits (as Redis's zrangeResultEmitCBufferForStore). */
         r->dst = createObject(OBJ_ZSET, zsetNew());
     } else {
         r->lenptr = addReplyDeferredLen(r->c);
@@ -793,8 +827,11 @@ static void zrangeBegin(zrangeResult *r) {
 
 static void zrangeEmit(zrangeResult *r, sds ele, double score) {
     if (r->store) {
-        zsetInsertNew(r->dst->ptr, score, ele, sdslen(ele));
-        if (sdslen(ele) > r->maxelelen) r->maxelelen = sdslen(ele);
+        zset *zs = r->dst->ptr;
+        if (!zs->skiplist && (zs->zsl->length + 1 > (unsigned long)server.cfg.zset_max_listpack_entries ||
+                              sdslen(ele) > (size_t)server.cfg.zset_max_listpack_value))
+            zs->skiplist = 1;
+        zsetInsertNew(zs, score, ele, sdslen(ele));
     } else {
         client *c = r->c;
         if (r->withscores && c->resp > 2) addReplyArrayLen(c, 2);
@@ -808,7 +845,6 @@ static void zrangeFinalize(zrangeResult *r) {
     client *c = r->c;
     if (r->store) {
         if (r->count) {
-            zsetConvertToListpackIfNeeded(r->dst->ptr, r->maxelelen);
             zsetStoreKey(c, r->dstkey, r->dst);
             addReplyLongLong(c, r->count);
         } else {
@@ -881,7 +917,7 @@ static void genericZrangebylex(zrangeResult *r, const zlexrangespec *range, robj
         return;
     }
     zrangeBegin(r);
-    zskiplistNode *ln = reverse ? zslLastInLexRange(zs->zsl, range) : zslFirstInLexRange(zs->zsl, range);
+    zskiplistNode *ln = reverse ? zsetLastInLexRange(zs, range) : zsetFirstInLexRange(zs, range);
     while (ln && offset--) ln = reverse ? ln->backward : ln->level[0].forward;
     while (ln && limit--) {
         if (reverse ? !zslLexValueGteMin(ln->ele, range) : !zslLexValueLteMax(ln->ele, range)) break;
@@ -1046,7 +1082,7 @@ static void zremrangeGenericCommand(client *c, zrange_type rangetype) {
             ln = next;
         }
     } else {
-        ln = zslFirstInLexRange(zs->zsl, &lexrange);
+        ln = zsetFirstInLexRange(zs, &lexrange);
         while (ln && zslLexValueLteMax(ln->ele, &lexrange)) {
             zskiplistNode *next = ln->level[0].forward;
             zsetDeleteNode(zs, ln);
@@ -1575,6 +1611,7 @@ static void zunionInterDiffGenericCommand(client *c, sds dstkey, int numkeysInde
 
     zsetopState st = {.src = src, .setnum = setnum, .aggregate = aggregate, .cardinality_only = cardinality_only,
                       .limit = limit, .dst = zsetNew()};
+    st.dst->skiplist = 1; /* Redis builds a skiplist, converted when stored */
     if (op == SET_OP_INTER) {
         if (zuiLength(&src[0]) > 0) zuiForEach(&src[0], zinterVisit, &st);
     } else if (op == SET_OP_UNION) {
