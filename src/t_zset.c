@@ -37,9 +37,12 @@
 #define ZSKIPLIST_MAXLEVEL 32
 #define ZSKIPLIST_P 0.25
 
+struct zchunk;
+
 typedef struct zskiplistNode {
     sds ele;
     double score;
+    struct zchunk *chunk; /* the run of members whose JSON it shares */
     struct zskiplistNode *backward;
     struct zskiplistLevel {
         struct zskiplistNode *forward;
@@ -53,10 +56,25 @@ typedef struct zskiplist {
     int level;
 } zskiplist;
 
+/* The members in rank order are cut into runs (chunks) of up to about
+ * 2 * ZCHUNK_MAX; each chunk caches the JSON text of its members for the
+ * state document and lends it to the document being written (docTextRef).
+ * A change re-encodes only the chunk it touches at the next commit. */
+#define ZCHUNK_MAX 128
+
+typedef struct zchunk {
+    struct zchunk *prev, *next;  /* chunks in rank order */
+    struct zskiplistNode *first; /* its first member */
+    unsigned long count;         /* its members */
+    sds json;                    /* cached JSON, NULL when stale */
+    uint64_t json_pin;           /* docTextRef pin of json */
+} zchunk;
+
 typedef struct zset {
     dict *dict;    /* member (the node's sds, not owned) -> node */
     zskiplist *zsl;
     int skiplist;  /* Redis's encoding: 0 listpack, 1 skiplist */
+    zchunk *chead, *ctail;
 } zset;
 
 static uint64_t zsetDictHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
@@ -410,10 +428,85 @@ static zset *zsetNew(void) {
     zs->dict = dictCreate(&zsetDictType);
     zs->zsl = zslCreate();
     zs->skiplist = 0;
+    zs->chead = zs->ctail = NULL;
     return zs;
 }
 
+/* ------------------------------------------------------------------------
+ * Chunks
+ * --------------------------------------------------------------------- */
+
+static void zchunkDirty(zchunk *ch) {
+    if (!ch->json) return;
+    docTextFree(ch->json, ch->json_pin);
+    ch->json = NULL;
+    ch->json_pin = 0;
+}
+
+static zchunk *zchunkNew(zset *zs, zchunk *after) {
+    zchunk *ch = zcalloc(sizeof(*ch));
+    ch->prev = after;
+    ch->next = after ? after->next : zs->chead;
+    if (ch->next) ch->next->prev = ch;
+    else zs->ctail = ch;
+    if (after) after->next = ch;
+    else zs->chead = ch;
+    return ch;
+}
+
+static void zchunkFree(zset *zs, zchunk *ch) {
+    if (ch->prev) ch->prev->next = ch->next;
+    else zs->chead = ch->next;
+    if (ch->next) ch->next->prev = ch->prev;
+    else zs->ctail = ch->prev;
+    if (ch->json) docTextFree(ch->json, ch->json_pin);
+    zfree(ch);
+}
+
+/* x was just linked into the skip list: it joins its predecessor's chunk
+ * (or its successor's at the front), which splits when too long. */
+static void zsetChunkAttach(zset *zs, zskiplistNode *x) {
+    zskiplistNode *pred = x->backward, *succ = x->level[0].forward;
+    zchunk *ch;
+    if (pred) {
+        ch = pred->chunk;
+    } else if (succ) {
+        ch = succ->chunk;
+        ch->first = x;
+    } else {
+        ch = zchunkNew(zs, NULL);
+        ch->first = x;
+    }
+    x->chunk = ch;
+    ch->count++;
+    zchunkDirty(ch);
+    if (ch->count > 2 * ZCHUNK_MAX) {
+        zskiplistNode *n = ch->first;
+        for (unsigned long i = 0; i < ch->count / 2; i++) n = n->level[0].forward;
+        zchunk *nc = zchunkNew(zs, ch);
+        nc->first = n;
+        while (n && n->chunk == ch) {
+            n->chunk = nc;
+            nc->count++;
+            n = n->level[0].forward;
+        }
+        ch->count -= nc->count;
+    }
+}
+
+/* x is about to be unlinked from the skip list. */
+static void zsetChunkDetach(zset *zs, zskiplistNode *x) {
+    zchunk *ch = x->chunk;
+    if (ch->first == x) {
+        zskiplistNode *next = x->level[0].forward;
+        ch->first = (next && next->chunk == ch) ? next : NULL;
+    }
+    zchunkDirty(ch);
+    if (--ch->count == 0) zchunkFree(zs, ch);
+}
+
 static void zsetFree(zset *zs) {
+    while (zs->chead) zchunkFree(zs, zs->chead);
     dictRelease(zs->dict);
     zslFree(zs->zsl);
     zfree(zs);
@@ -435,8 +528,12 @@ static void zsetConvertToListpackIfNeeded(zset *zs, size_t maxelelen) {
     if (zs->zsl->length <= (unsigned long)server.cfg.zset_max_listpack_entries &&
         maxelelen <= (size_t)server.cfg.zset_max_listpack_value) {
         zs->skiplist = 0;
-        for (zskiplistNode *x = zs->zsl->header->level[0].forward; x; x = x->level[0].forward)
-            if (x->score == 0) x->score = 0.0;
+        for (zskiplistNode *x = zs->zsl->header->level[0].forward; x; x = x->level[0].forward) {
+            if (x->score == 0 && signbit(x->score)) {
+                x->score = 0.0;
+                zchunkDirty(x->chunk);
+            }
+        }
     } else
         zs->skiplist = 1;
 }
@@ -462,6 +559,7 @@ static zskiplistNode *zsetInsertNew(zset *zs, double score, const char *ele, siz
     sds e = sdsnewlen(ele, len);
     zskiplistNode *n = zslInsert(zs->zsl, score, e);
     dictAdd(zs->dict, n->ele, n);
+    zsetChunkAttach(zs, n);
     return n;
 }
 
@@ -469,14 +567,17 @@ static zskiplistNode *zsetInsertNew(zset *zs, double score, const char *ele, siz
 static zskiplistNode *zsetUpdateScore(zset *zs, zskiplistNode *n, double newscore) {
     newscore = zsetStoredScore(zs, newscore);
     sds ele = sdsdup(n->ele);
+    zsetChunkDetach(zs, n);
     dictDelete(zs->dict, n->ele);
     zslDelete(zs->zsl, n->score, n->ele);
     n = zslInsert(zs->zsl, newscore, ele);
     dictAdd(zs->dict, n->ele, n);
+    zsetChunkAttach(zs, n);
     return n;
 }
 
 static void zsetDeleteNode(zset *zs, zskiplistNode *n) {
+    zsetChunkDetach(zs, n);
     dictDelete(zs->dict, n->ele);
     zslDelete(zs->zsl, n->score, n->ele);
 }
@@ -499,9 +600,9 @@ static long zsetRank(zset *zs, sds ele, int reverse, double *score) {
 
 static zset *zsetDup(const zset *src) {
     zset *zs = zsetNew();
+    zs->skiplist = src->skiplist;
     /* Insert from the tail so every insertion happens at the head. */
     for (zskiplistNode *x = src->zsl->tail; x; x = x->backward) zsetInsertNew(zs, x->score, x->ele, sdslen(x->ele));
-    zs->skiplist = src->skiplist;
     return zs;
 }
 
@@ -1682,26 +1783,58 @@ static sds zsetCatScore(sds out, double score) {
     return sdscatlen(out, buf, (size_t)len);
 }
 
-static size_t zsetTypeJSONBytes(const robj *o) {
-    zset *zs = o->ptr;
-    size_t total = 2;
-    for (zskiplistNode *x = zs->zsl->header->level[0].forward; x; x = x->level[0].forward)
-        total += 6 * sdslen(x->ele) + 40;
-    return total;
-}
-
-static sds zsetTypeCatJSON(sds out, robj *o) {
-    zset *zs = o->ptr;
-    out = sdscatlen(out, "[", 1);
-    for (zskiplistNode *x = zs->zsl->header->level[0].forward; x; x = x->level[0].forward) {
-        if (x != zs->zsl->header->level[0].forward) out = sdscatlen(out, ",", 1);
+/* The chunk's members as JSON ("[m,s],[m,s]..."), cached. */
+static sds zchunkJSON(zchunk *ch) {
+    if (ch->json) return ch->json;
+    sds out = sdsempty();
+    zskiplistNode *x = ch->first;
+    for (unsigned long i = 0; i < ch->count; i++, x = x->level[0].forward) {
+        if (i) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, "[", 1);
         out = jsonCatBytes(out, x->ele, sdslen(x->ele));
         out = sdscatlen(out, ",", 1);
         out = zsetCatScore(out, x->score);
         out = sdscatlen(out, "]", 1);
     }
+    ch->json = out;
+    ch->json_pin = 0;
+    return out;
+}
+
+static size_t zsetTypeJSONBytes(const robj *o) {
+    zset *zs = o->ptr;
+    size_t total = 2;
+    for (zchunk *ch = zs->chead; ch; ch = ch->next) {
+        if (ch->json) {
+            total += sdslen(ch->json) + 1;
+        } else {
+            zskiplistNode *x = ch->first;
+            for (unsigned long i = 0; i < ch->count; i++, x = x->level[0].forward) total += 6 * sdslen(x->ele) + 40;
+        }
+    }
+    return total;
+}
+
+static sds zsetTypeCatJSON(sds out, robj *o) {
+    zset *zs = o->ptr;
+    out = sdscatlen(out, "[", 1);
+    for (zchunk *ch = zs->chead; ch; ch = ch->next) {
+        if (ch != zs->chead) out = sdscatlen(out, ",", 1);
+        sds j = zchunkJSON(ch);
+        out = sdscatlen(out, j, sdslen(j));
+    }
     return sdscatlen(out, "]", 1);
+}
+
+static void zsetTypeDocJSON(storeDoc *d, robj *o) {
+    zset *zs = o->ptr;
+    d->own = sdscatlen(d->own, "[", 1);
+    for (zchunk *ch = zs->chead; ch; ch = ch->next) {
+        if (ch != zs->chead) d->own = sdscatlen(d->own, ",", 1);
+        zchunkJSON(ch);
+        docTextRef(d, ch->json, &ch->json_pin);
+    }
+    d->own = sdscatlen(d->own, "]", 1);
 }
 
 static void *zsetLoadFail(zset *zs, sds *err, sds msg) {
@@ -1720,6 +1853,7 @@ static void *zsetTypeFromJSON(const cJSON *v, sds *err) {
         return NULL;
     }
     zset *zs = zsetNew();
+    zs->skiplist = 1; /* keeps -0 until the encoding is known (below) */
     size_t index = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
@@ -1754,8 +1888,8 @@ static void *zsetTypeFromJSON(const cJSON *v, sds *err) {
             sdsfree(ele);
             return zsetLoadFail(zs, err, m);
         }
-        zskiplistNode *n = zslInsert(zs->zsl, score, ele);
-        dictAdd(zs->dict, n->ele, n);
+        zsetInsertNew(zs, score, ele, sdslen(ele));
+        sdsfree(ele);
         index++;
     }
     zsetConvertToListpackIfNeeded(zs, zsetMaxEleLen(zs));
@@ -1798,7 +1932,7 @@ const objectType zsetObjectType = {
     .computeSize = zsetTypeComputeSize,
     .jsonBytes = zsetTypeJSONBytes,
     .catJSON = zsetTypeCatJSON,
-    .docJSON = NULL,
+    .docJSON = zsetTypeDocJSON,
     .fromJSON = zsetTypeFromJSON,
 };
 

@@ -425,3 +425,36 @@ start_server {tags {"list"}} {
         list [r llen l] [r lindex l 1] [string length [r lindex l 2]] [r lindex l 3] [r llen q] [r lindex q 0] [r lindex q -1]
     } [list 4 {b c} 100 "\x00\xff" 700 300 999] {needs:restart needs:persistence casq-only}
 }
+
+# Big lists lend their chunks' JSON to the document being written; with
+# every commit held in flight for 20 ms, pipelined changes land while a
+# document still borrows the chunks they change.
+start_server {tags {"list" "needs:restart" "needs:persistence" "casq-only"} casq_overrides {commit-debug-delay 20}} {
+    test {Big lists changed while a commit borrows their chunks survive a crash} {
+        r del big1 big2
+        set payload [string repeat p 40]
+        for {set i 0} {$i < 3000} {incr i} {lappend args "$i-$payload"}
+        r rpush big1 {*}$args
+        r rpush big2 {*}$args
+        set rd1 [redis_deferring_client]
+        set rd2 [redis_deferring_client]
+        set n 0
+        for {set round 0} {$round < 20} {incr round} {
+            foreach rd [list $rd1 $rd2] key {big1 big2} {
+                $rd rpush $key "new-$round" ; incr n
+                $rd lpop $key 3 ; incr n
+                $rd lset $key [expr {$round * 97}] "set-$round" ; incr n
+                $rd linsert $key before "[expr {1000 + $round}]-$payload" "ins-$round" ; incr n
+                $rd lrem $key 1 "[expr {2000 + $round}]-$payload" ; incr n
+                $rd lmove $key $key left right ; incr n
+            }
+        }
+        for {set i 0} {$i < $n / 2} {incr i} {$rd1 read; $rd2 read}
+        $rd1 close
+        $rd2 close
+        set before [list [r lrange big1 0 -1] [r lrange big2 0 -1]]
+        restart_server 0 kill
+        set after [list [r lrange big1 0 -1] [r lrange big2 0 -1]]
+        list [expr {$before eq $after}] [r llen big1] [r llen big2]
+    } {1 2960 2960}
+}
