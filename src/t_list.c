@@ -1,8 +1,9 @@
 /* t_list.c -- the list type: LPUSH/RPUSH, pops, ranges, LMOVE, LMPOP and
  * the blocking pops (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP).
  *
- * Semantics are Redis 7.2's t_list.c. A list is a chain of chunks, each an
- * array of up to LIST_CHUNK_MAX elements (a deque inside the chunk), as
+ * Semantics are Redis 7.2's t_list.c. A list is a chain of chunks of up to
+ * LIST_CHUNK_MAX elements or LIST_CHUNK_BYTES bytes, each packing its
+ * elements' bytes in one buffer (a deque, with room at both ends), as
  * Redis's quicklist is a chain of listpacks. Every chunk caches the JSON of
  * its elements for the state document and lends it (docTextRef) to the
  * document being written: a list used as a queue, pushed at one end and
@@ -33,14 +34,22 @@
 #define LIST_TAIL 1
 #define LIST_CHUNK_MAX 128 /* elements per chunk before another starts */
 
+#define LIST_CHUNK_BYTES 8192 /* ... or bytes, as Redis's 8 kB quicklist nodes */
+
 /* ========================================================================
  * The data structure
  * ===================================================================== */
 
+/* A chunk packs its elements' bytes back to back in buf[bstart .. bend),
+ * with room kept at both ends, and their start offsets in a deque
+ * offs[off .. off+n): element i spans offs[off+i] up to the next one's
+ * start (bend for the last). */
 typedef struct listChunk {
     struct listChunk *prev, *next;
-    sds *e;            /* elements e[off .. off+n) */
-    int off, n, cap;   /* first used slot, count, slots allocated */
+    char *buf;
+    size_t bstart, bend, bcap;
+    size_t *offs;
+    int off, n, cap;
     sds json;          /* cached: the elements' JSON, comma separated; NULL
                         * when stale */
     uint64_t json_pin; /* docTextRef pin of json */
@@ -115,10 +124,10 @@ static int listExceedsLimit(size_t bytes, long count, int shrinking) {
     return 0;
 }
 
-static listChunk *chunkNew(int cap) {
+static listChunk *chunkNew(void) {
     listChunk *ch = zcalloc(sizeof(*ch));
-    ch->cap = cap;
-    ch->e = zmalloc(sizeof(sds) * (size_t)cap);
+    ch->cap = 8;
+    ch->offs = zmalloc(sizeof(size_t) * (size_t)ch->cap);
     return ch;
 }
 
@@ -132,10 +141,78 @@ static void chunkDirty(listChunk *ch) {
 }
 
 static void chunkFree(listChunk *ch) {
-    for (int i = 0; i < ch->n; i++) sdsfree(ch->e[ch->off + i]);
     if (ch->json) docTextFree(ch->json, ch->json_pin);
-    zfree(ch->e);
+    zfree(ch->buf);
+    zfree(ch->offs);
     zfree(ch);
+}
+
+static inline const char *chunkGet(const listChunk *ch, int i, size_t *len) {
+    size_t start = ch->offs[ch->off + i];
+    size_t end = i + 1 < ch->n ? ch->offs[ch->off + i + 1] : ch->bend;
+    *len = end - start;
+    return ch->buf + start;
+}
+
+static inline size_t chunkBytes(const listChunk *ch) { return ch->bend - ch->bstart; }
+
+/* Room for `need` more bytes at the end of buf. */
+static void chunkBytesRoomAtEnd(listChunk *ch, size_t need) {
+    if (ch->bcap - ch->bend >= need) return;
+    size_t used = ch->bend - ch->bstart;
+    if (ch->bstart >= need && used + need <= ch->bcap / 2 + need) {
+        /* Slide to the front: the room at the start is not used. */
+        memmove(ch->buf, ch->buf + ch->bstart, used);
+        for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] -= ch->bstart;
+        ch->bend = used;
+        ch->bstart = 0;
+        if (ch->bcap - ch->bend >= need) return;
+    }
+    size_t newcap = ch->bcap ? ch->bcap * 2 : 64;
+    while (newcap - ch->bend < need) newcap *= 2;
+    ch->buf = zrealloc(ch->buf, newcap);
+    ch->bcap = newcap;
+}
+
+/* Room for `need` more bytes before bstart. */
+static void chunkBytesRoomAtStart(listChunk *ch, size_t need) {
+    if (ch->bstart >= need) return;
+    size_t used = ch->bend - ch->bstart;
+    size_t newcap = ch->bcap ? ch->bcap * 2 : 64;
+    while (newcap < used + need + used / 2) newcap *= 2;
+    char *nb = zmalloc(newcap);
+    size_t nstart = newcap - used;
+    if (used) memcpy(nb + nstart, ch->buf + ch->bstart, used);
+    for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] = ch->offs[ch->off + i] - ch->bstart + nstart;
+    zfree(ch->buf);
+    ch->buf = nb;
+    ch->bcap = newcap;
+    ch->bstart = nstart;
+    ch->bend = newcap;
+}
+
+/* Room for one more offset at the end (start) of offs. */
+static void chunkOffsRoomAtEnd(listChunk *ch) {
+    if (ch->off + ch->n < ch->cap) return;
+    if (ch->off > 0 && ch->n < ch->cap / 2 + 1) {
+        memmove(ch->offs, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
+        ch->off = 0;
+        return;
+    }
+    ch->cap *= 2;
+    ch->offs = zrealloc(ch->offs, sizeof(size_t) * (size_t)ch->cap);
+}
+
+static void chunkOffsRoomAtStart(listChunk *ch) {
+    if (ch->off > 0) return;
+    int newcap = ch->n >= ch->cap / 2 ? ch->cap * 2 : ch->cap;
+    size_t *o = zmalloc(sizeof(size_t) * (size_t)newcap);
+    int newoff = newcap - ch->n;
+    memcpy(o + newoff, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
+    zfree(ch->offs);
+    ch->offs = o;
+    ch->cap = newcap;
+    ch->off = newoff;
 }
 
 static rlist *rlistNew(void) { return zcalloc(sizeof(rlist)); }
@@ -168,66 +245,58 @@ static void rlistUnlink(rlist *l, listChunk *ch) {
     l->chunks--;
 }
 
-/* Makes room for one more element in ch, keeping the elements contiguous
- * and leaving at least one free slot at the end. */
-static void chunkRoomAtEnd(listChunk *ch) {
-    if (ch->off + ch->n < ch->cap) return;
-    if (ch->off > 0 && ch->n < ch->cap / 2 + 1) {
-        memmove(ch->e, ch->e + ch->off, sizeof(sds) * (size_t)ch->n);
-        ch->off = 0;
-        return;
-    }
-    ch->cap *= 2;
-    ch->e = zrealloc(ch->e, sizeof(sds) * (size_t)ch->cap);
+static inline int chunkFull(const listChunk *ch) {
+    return ch->n >= LIST_CHUNK_MAX || chunkBytes(ch) >= LIST_CHUNK_BYTES;
 }
 
-static void chunkRoomAtStart(listChunk *ch) {
-    if (ch->off > 0) return;
-    int newcap = ch->cap;
-    if (ch->n >= ch->cap / 2) newcap = ch->cap * 2;
-    sds *e = zmalloc(sizeof(sds) * (size_t)newcap);
-    int newoff = newcap - ch->n;
-    memcpy(e + newoff, ch->e + ch->off, sizeof(sds) * (size_t)ch->n);
-    zfree(ch->e);
-    ch->e = e;
-    ch->cap = newcap;
-    ch->off = newoff;
-}
-
-static void rlistPush(rlist *l, sds v, int where) {
+/* Appends a copy of v[0..len) at the head or the tail. */
+static void rlistPush(rlist *l, const char *v, size_t len, int where) {
     l->len++;
-    l->lpbytes += lpEntrySize(v, sdslen(v));
+    l->lpbytes += lpEntrySize(v, len);
     if (where == LIST_TAIL) {
         listChunk *ch = l->tail;
-        if (!ch || ch->n >= LIST_CHUNK_MAX) {
-            ch = chunkNew(16);
+        if (!ch || chunkFull(ch)) {
+            ch = chunkNew();
             rlistLinkAfter(l, l->tail, ch);
         }
-        chunkRoomAtEnd(ch);
-        ch->e[ch->off + ch->n++] = v;
+        chunkBytesRoomAtEnd(ch, len);
+        chunkOffsRoomAtEnd(ch);
+        if (len) memcpy(ch->buf + ch->bend, v, len);
+        ch->offs[ch->off + ch->n++] = ch->bend;
+        ch->bend += len;
         chunkDirty(ch);
     } else {
         listChunk *ch = l->head;
-        if (!ch || ch->n >= LIST_CHUNK_MAX) {
-            ch = chunkNew(16);
-            ch->off = ch->cap;
+        if (!ch || chunkFull(ch)) {
+            ch = chunkNew();
             rlistLinkAfter(l, NULL, ch);
         }
-        chunkRoomAtStart(ch);
-        ch->e[--ch->off] = v;
+        chunkBytesRoomAtStart(ch, len);
+        chunkOffsRoomAtStart(ch);
+        ch->bstart -= len;
+        if (len) memcpy(ch->buf + ch->bstart, v, len);
+        ch->offs[--ch->off] = ch->bstart;
         ch->n++;
         chunkDirty(ch);
     }
 }
 
-/* Removes the element at p and returns it (the caller owns it). */
+/* Removes the element at p and returns it (a new sds). */
 static sds rlistTake(rlist *l, listPos p) {
     listChunk *ch = p.ch;
-    sds v = ch->e[ch->off + p.i];
+    size_t len;
+    const char *ptr = chunkGet(ch, p.i, &len);
+    sds v = sdsnewlen(ptr, len);
+    size_t start = ch->offs[ch->off + p.i];
     if (p.i == 0) {
+        ch->bstart = start + len;
         ch->off++;
-    } else if (p.i < ch->n - 1) {
-        memmove(ch->e + ch->off + p.i, ch->e + ch->off + p.i + 1, sizeof(sds) * (size_t)(ch->n - p.i - 1));
+    } else if (p.i == ch->n - 1) {
+        ch->bend = start;
+    } else {
+        memmove(ch->buf + start, ch->buf + start + len, ch->bend - start - len);
+        ch->bend -= len;
+        for (int j = p.i + 1; j < ch->n; j++) ch->offs[ch->off + j - 1] = ch->offs[ch->off + j] - len;
     }
     ch->n--;
     chunkDirty(ch);
@@ -236,7 +305,7 @@ static sds rlistTake(rlist *l, listPos p) {
         chunkFree(ch);
     }
     l->len--;
-    l->lpbytes -= lpEntrySize(v, sdslen(v));
+    l->lpbytes -= lpEntrySize(v, len);
     return v;
 }
 
@@ -279,7 +348,13 @@ static int rlistSeek(rlist *l, long index, listPos *p) {
     return 1;
 }
 
-static inline sds posValue(listPos p) { return p.ch->e[p.ch->off + p.i]; }
+static inline const char *posGet(listPos p, size_t *len) { return chunkGet(p.ch, p.i, len); }
+
+static inline int posEquals(listPos p, const char *s, size_t len) {
+    size_t vlen;
+    const char *v = posGet(p, &vlen);
+    return vlen == len && (len == 0 || memcmp(v, s, len) == 0);
+}
 
 /* Moves p one step forward (dir LIST_TAIL) or back; 0 at the end. */
 static int posNext(listPos *p, int dir) {
@@ -296,46 +371,89 @@ static int posNext(listPos *p, int dir) {
     return 1;
 }
 
-/* Inserts v before (after=0) or after p. */
-static void rlistInsert(rlist *l, listPos p, sds v, int after) {
-    listChunk *ch = p.ch;
-    int at = p.i + (after ? 1 : 0);
-    if (ch->n >= 2 * LIST_CHUNK_MAX) {
-        /* Split the chunk in two halves first. */
-        int half = ch->n / 2;
-        listChunk *nc = chunkNew(ch->n - half + 16);
-        memcpy(nc->e, ch->e + ch->off + half, sizeof(sds) * (size_t)(ch->n - half));
-        nc->n = ch->n - half;
-        ch->n = half;
-        chunkDirty(ch);
-        rlistLinkAfter(l, ch, nc);
-        if (at > half) {
-            ch = nc;
-            at -= half;
-        }
+/* Moves the elements from index `from` on of ch into a new chunk after
+ * it. */
+static void chunkSplit(rlist *l, listChunk *ch, int from) {
+    listChunk *nc = chunkNew();
+    size_t bfrom = ch->offs[ch->off + from];
+    size_t bytes = ch->bend - bfrom;
+    chunkBytesRoomAtEnd(nc, bytes);
+    memcpy(nc->buf, ch->buf + bfrom, bytes);
+    nc->bend = bytes;
+    for (int j = from; j < ch->n; j++) {
+        chunkOffsRoomAtEnd(nc);
+        nc->offs[nc->off + nc->n++] = ch->offs[ch->off + j] - bfrom;
     }
-    chunkRoomAtEnd(ch);
-    memmove(ch->e + ch->off + at + 1, ch->e + ch->off + at, sizeof(sds) * (size_t)(ch->n - at));
-    ch->e[ch->off + at] = v;
-    ch->n++;
+    ch->bend = bfrom;
+    ch->n = from;
     chunkDirty(ch);
-    l->len++;
-    l->lpbytes += lpEntrySize(v, sdslen(v));
+    rlistLinkAfter(l, ch, nc);
 }
 
-static void rlistReplace(rlist *l, listPos p, sds v) {
-    sds old = posValue(p);
-    l->lpbytes -= lpEntrySize(old, sdslen(old));
-    l->lpbytes += lpEntrySize(v, sdslen(v));
-    sdsfree(old);
-    p.ch->e[p.ch->off + p.i] = v;
-    chunkDirty(p.ch);
+/* Inserts a copy of v[0..len) before (after=0) or after p. */
+static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int after) {
+    listChunk *ch = p.ch;
+    int at = p.i + (after ? 1 : 0);
+    if (ch->n >= 2 * LIST_CHUNK_MAX || chunkBytes(ch) >= 2 * LIST_CHUNK_BYTES) {
+        int half = ch->n / 2;
+        if (half > 0) {
+            chunkSplit(l, ch, half);
+            if (at > half) {
+                ch = ch->next;
+                at -= half;
+            }
+        }
+    }
+    size_t pos = at < ch->n ? ch->offs[ch->off + at] : ch->bend;
+    chunkBytesRoomAtEnd(ch, len);
+    pos = at < ch->n ? ch->offs[ch->off + at] : ch->bend; /* the buffer may have slid */
+    memmove(ch->buf + pos + len, ch->buf + pos, ch->bend - pos);
+    if (len) memcpy(ch->buf + pos, v, len);
+    ch->bend += len;
+    chunkOffsRoomAtEnd(ch);
+    memmove(ch->offs + ch->off + at + 1, ch->offs + ch->off + at, sizeof(size_t) * (size_t)(ch->n - at));
+    ch->offs[ch->off + at] = pos;
+    ch->n++;
+    for (int j = at + 1; j < ch->n; j++) ch->offs[ch->off + j] += len;
+    chunkDirty(ch);
+    l->len++;
+    l->lpbytes += lpEntrySize(v, len);
+}
+
+static void rlistReplace(rlist *l, listPos p, const char *v, size_t len) {
+    listChunk *ch = p.ch;
+    if (ch->n == 1) {
+        /* Taking the only element would free the chunk. */
+        size_t olen;
+        const char *old = posGet(p, &olen);
+        l->lpbytes -= lpEntrySize(old, olen);
+        l->lpbytes += lpEntrySize(v, len);
+        ch->bstart = ch->bend = 0;
+        chunkBytesRoomAtEnd(ch, len);
+        if (len) memcpy(ch->buf, v, len);
+        ch->bend = len;
+        ch->offs[ch->off] = 0;
+        chunkDirty(ch);
+        return;
+    }
+    sdsfree(rlistTake(l, p));
+    if (p.i < ch->n) {
+        rlistInsert(l, p, v, len, 0);
+    } else {
+        p.i = ch->n - 1;
+        rlistInsert(l, p, v, len, 1);
+    }
 }
 
 static rlist *rlistDup(const rlist *src) {
     rlist *l = rlistNew();
-    for (listChunk *ch = src->head; ch; ch = ch->next)
-        for (int i = 0; i < ch->n; i++) rlistPush(l, sdsdup(ch->e[ch->off + i]), LIST_TAIL);
+    for (listChunk *ch = src->head; ch; ch = ch->next) {
+        for (int i = 0; i < ch->n; i++) {
+            size_t len;
+            const char *v = chunkGet(ch, i, &len);
+            rlistPush(l, v, len, LIST_TAIL);
+        }
+    }
     l->quicklist = src->quicklist;
     return l;
 }
@@ -381,8 +499,9 @@ static void addListRangeReply(client *c, rlist *l, long start, long end, int rev
     listPos p;
     rlistSeek(l, rev ? -start - 1 : start, &p);
     while (rangelen--) {
-        sds v = posValue(p);
-        addReplyBulk(c, v, sdslen(v));
+        size_t vlen;
+        const char *v = posGet(p, &vlen);
+        addReplyBulk(c, v, vlen);
         posNext(&p, rev ? LIST_HEAD : LIST_TAIL);
     }
 }
@@ -435,7 +554,7 @@ static void pushGenericCommand(client *c, int where, int xx) {
     }
     rlist *l = o->ptr;
     listTryConversionGrowing(l, c->argv + 2, c->argc - 2);
-    for (int j = 2; j < c->argc; j++) rlistPush(l, sdsdup(c->argv[j]), where);
+    for (int j = 2; j < c->argc; j++) rlistPush(l, c->argv[j], sdslen(c->argv[j]), where);
     addReplyLongLong(c, l->len);
     signalModifiedKey(c, c->db, c->argv[1], o);
 }
@@ -506,8 +625,9 @@ static void lindexCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    sds v = posValue(p);
-    addReplyBulk(c, v, sdslen(v));
+    size_t vlen;
+    const char *v = posGet(p, &vlen);
+    addReplyBulk(c, v, vlen);
 }
 
 static void lrangeCommand(client *c) {
@@ -577,8 +697,7 @@ static void lposCommand(client *c) {
     listPos p;
     int valid = rlistSeek(l, direction == LIST_HEAD ? -1 : 0, &p);
     while (valid && (maxlen == 0 || index < maxlen)) {
-        sds v = posValue(p);
-        if (sdslen(v) == sdslen(ele) && memcmp(v, ele, sdslen(ele)) == 0) {
+        if (posEquals(p, ele, sdslen(ele))) {
             matches++;
             matchindex = direction == LIST_TAIL ? index : l->len - index - 1;
             if (matches >= rank) {
@@ -616,7 +735,7 @@ static void lsetCommand(client *c) {
         addReplyError(c, "index out of range");
         return;
     }
-    rlistReplace(l, p, sdsdup(c->argv[3]));
+    rlistReplace(l, p, c->argv[3], sdslen(c->argv[3]));
     addReplyOk(c);
     listTryConversionShrinking(l);
     signalModifiedKey(c, c->db, c->argv[1], o);
@@ -638,15 +757,14 @@ static void linsertCommand(client *c) {
     listPos p;
     int valid = rlistSeek(l, 0, &p);
     while (valid) {
-        sds v = posValue(p);
-        if (sdslen(v) == sdslen(pivot) && memcmp(v, pivot, sdslen(v)) == 0) break;
+        if (posEquals(p, pivot, sdslen(pivot))) break;
         valid = posNext(&p, LIST_TAIL);
     }
     if (!valid) {
         addReplyLongLong(c, -1);
         return;
     }
-    rlistInsert(l, p, sdsdup(c->argv[4]), after);
+    rlistInsert(l, p, c->argv[4], sdslen(c->argv[4]), after);
     signalModifiedKey(c, c->db, c->argv[1], o);
     addReplyLongLong(c, l->len);
 }
@@ -693,8 +811,7 @@ static void lremCommand(client *c) {
     listPos p;
     int valid = rlistSeek(l, dir == LIST_HEAD ? -1 : 0, &p);
     while (valid) {
-        sds v = posValue(p);
-        if (sdslen(v) == sdslen(ele) && memcmp(v, ele, sdslen(v)) == 0) {
+        if (posEquals(p, ele, sdslen(ele))) {
             /* Find where to go on before the element goes. */
             listPos next = p;
             int more;
@@ -741,7 +858,8 @@ static void lmoveHandlePush(client *c, sds dstkey, robj *dst, sds value, int whe
     }
     listTryConversionGrowing(dst->ptr, &value, 1);
     addReplyBulk(c, value, sdslen(value));
-    rlistPush(dst->ptr, value, where);
+    rlistPush(dst->ptr, value, sdslen(value), where);
+    sdsfree(value);
     signalModifiedKey(c, c->db, dstkey, dst);
 }
 
@@ -887,13 +1005,12 @@ static void blmpopCommand(client *c) { lmpopGenericCommand(c, 2, 1); }
 /* The chunk's elements as JSON, cached. */
 static sds chunkJSON(listChunk *ch) {
     if (ch->json) return ch->json;
-    size_t need = 0;
-    for (int i = 0; i < ch->n; i++) need += sdslen(ch->e[ch->off + i]) + 3;
-    sds out = sdsMakeRoomFor(sdsempty(), need);
+    sds out = sdsMakeRoomFor(sdsempty(), chunkBytes(ch) + 3 * (size_t)ch->n);
     for (int i = 0; i < ch->n; i++) {
-        sds v = ch->e[ch->off + i];
+        size_t vlen;
+        const char *v = chunkGet(ch, i, &vlen);
         if (i) out = sdscatlen(out, ",", 1);
-        out = jsonCatBytes(out, v, sdslen(v));
+        out = jsonCatBytes(out, v, vlen);
     }
     ch->json = out;
     ch->json_pin = 0;
@@ -908,7 +1025,7 @@ static size_t listTypeJSONBytes(const robj *o) {
     for (listChunk *ch = l->head; ch; ch = ch->next) {
         if (ch->json) total += sdslen(ch->json) + 1;
         else
-            for (int i = 0; i < ch->n; i++) total += 6 * sdslen(ch->e[ch->off + i]) + 16;
+            total += 6 * chunkBytes(ch) + 16 * (size_t)ch->n;
     }
     return total;
 }
@@ -955,7 +1072,8 @@ static void *listTypeFromJSON(const cJSON *v, sds *err) {
             rlistFree(l);
             return NULL;
         }
-        rlistPush(l, val, LIST_TAIL);
+        rlistPush(l, val, sdslen(val), LIST_TAIL);
+        sdsfree(val);
         index++;
     }
     if (listExceedsLimit(LP_HDR_SIZE + l->lpbytes, l->len, 0)) l->quicklist = 1;

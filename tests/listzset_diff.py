@@ -140,7 +140,9 @@ class Gen:
             # errors
             return r.choice([['LPOS', k, 'a', 'RANK', '0'], ['LMPOP', '0', k, 'LEFT'], ['LINSERT', k, 'MIDDLE', 'a', 'b'],
                              ['LRANGE', k, 'x', '1'], ['LPOP', k, '-3'], ['BLPOP', k, '-1'], ['LMOVE', k, k, 'UP', 'LEFT']])
-        return ['RPUSH', k] + [self.elem() for _ in range(r.randint(5, 20))]
+        # long lists with big elements: several chunks, byte limits, splits
+        big = lambda: r.choice(['B' * 3000, 'C' * 9000, self.elem()]) if r.random() < 0.1 else self.elem()
+        return [r.choice(['RPUSH', 'LPUSH']), r.choice(LISTS)] + [big() for _ in range(r.randint(5, 80))]
 
     # --- sorted sets ---
 
@@ -158,7 +160,7 @@ class Gen:
         return b
 
     def lexkey(self):
-        return self.r.choice(LEXKEYS) if self.r.random() < 0.95 else self.r.choice(['nokey', 's1', 'l1'])
+        return self.r.choice(LEXKEYS) if self.r.random() < 0.95 else self.r.choice(['nolex', 's1', 'l1'])
 
     def lex_bound(self):
         r = self.r
