@@ -249,6 +249,30 @@ static inline int chunkFull(const listChunk *ch) {
     return ch->n >= LIST_CHUNK_MAX || chunkBytes(ch) >= LIST_CHUNK_BYTES;
 }
 
+/* A full chunk that another one now follows (or precedes) gives back the
+ * room it kept for growing. */
+static void chunkShrinkToFit(listChunk *ch) {
+    size_t used = chunkBytes(ch);
+    if (ch->bcap > used) {
+        char *nb = zmalloc(used ? used : 1);
+        if (used) memcpy(nb, ch->buf + ch->bstart, used);
+        for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] -= ch->bstart;
+        zfree(ch->buf);
+        ch->buf = nb;
+        ch->bcap = used;
+        ch->bstart = 0;
+        ch->bend = used;
+    }
+    if (ch->cap > ch->n) {
+        size_t *o = zmalloc(sizeof(size_t) * (size_t)(ch->n ? ch->n : 1));
+        memcpy(o, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
+        zfree(ch->offs);
+        ch->offs = o;
+        ch->off = 0;
+        ch->cap = ch->n ? ch->n : 1;
+    }
+}
+
 /* Appends a copy of v[0..len) at the head or the tail. */
 static void rlistPush(rlist *l, const char *v, size_t len, int where) {
     l->len++;
@@ -256,6 +280,7 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
     if (where == LIST_TAIL) {
         listChunk *ch = l->tail;
         if (!ch || chunkFull(ch)) {
+            if (ch) chunkShrinkToFit(ch);
             ch = chunkNew();
             rlistLinkAfter(l, l->tail, ch);
         }
@@ -268,6 +293,7 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
     } else {
         listChunk *ch = l->head;
         if (!ch || chunkFull(ch)) {
+            if (ch) chunkShrinkToFit(ch);
             ch = chunkNew();
             rlistLinkAfter(l, NULL, ch);
         }

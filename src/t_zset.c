@@ -60,7 +60,7 @@ typedef struct zskiplist {
  * 2 * ZCHUNK_MAX; each chunk caches the JSON text of its members for the
  * state document and lends it to the document being written (docTextRef).
  * A change re-encodes only the chunk it touches at the next commit. */
-#define ZCHUNK_MAX 128
+#define ZCHUNK_MAX 32
 
 typedef struct zchunk {
     struct zchunk *prev, *next;  /* chunks in rank order */
@@ -1779,7 +1779,13 @@ static void zdiffCommand(client *c) { zunionInterDiffGenericCommand(c, NULL, 1, 
 static sds zsetCatScore(sds out, double score) {
     if (isinf(score)) return sdscat(out, score > 0 ? "\"inf\"" : "\"-inf\"");
     char buf[64];
-    int len = snprintf(buf, sizeof(buf), "%.17g", score);
+    int len;
+    /* Integers (the common case) the fast way; -0 keeps its sign. */
+    if (score > -9007199254740992.0 && score < 9007199254740992.0 && score == (double)(long long)score &&
+        !(score == 0 && signbit(score)))
+        len = ll2string(buf, sizeof(buf), (long long)score);
+    else
+        len = snprintf(buf, sizeof(buf), "%.17g", score);
     return sdscatlen(out, buf, (size_t)len);
 }
 
