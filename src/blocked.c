@@ -1,4 +1,6 @@
-/* blocked.c -- clients blocked in XREAD / XREADGROUP.
+/* blocked.c -- clients blocked in XREAD / XREADGROUP, and in the blocking
+ * pops of lists and sorted sets (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP,
+ * BZPOPMIN, BZPOPMAX, BZMPOP).
  *
  * A blocking read that finds nothing calls blockForStreams() and returns
  * without a reply; the core stops reading that client's input. When a key
@@ -20,6 +22,15 @@
  * consumer's seen-time; here the seen-time of a waiter that cannot be
  * served is left as it was when it last ran.)
  *
+ * Blocking pops wait in one more FIFO per key, with the type they pop
+ * (OBJ_LIST or OBJ_ZSET). When the key is signalled ready and holds a value
+ * of that type, the waiters of that type are re-run in the order they
+ * blocked, as Redis 7.2 does (one pass over the waiters present when the
+ * key was served; each re-run sees what the previous ones left, a waiter
+ * re-run on an empty key blocks again at the back). A key holding another
+ * type leaves them waiting: BLPOP next to XREAD on the same key name is
+ * served only by a list, XREAD only by a stream.
+ *
  * Timeouts are libevent timers on server.el. */
 #include <event2/event.h>
 #include <stdio.h>
@@ -33,7 +44,9 @@ typedef struct blockedKey {
     list *readers;         /* XREAD waiters (bwait*), in blocking order */
     dict *groups;          /* group name -> list of XREADGROUP waiters
                             * (bwait*), in blocking order */
-    unsigned long waiters; /* readers plus all group waiters */
+    list *pops;            /* blocking pops of lists and zsets (bwait*),
+                            * in blocking order */
+    unsigned long waiters; /* readers, pops and all group waiters */
 } blockedKey;
 
 /* c->bstate.keys value: one key one client waits on. */
@@ -43,6 +56,7 @@ typedef struct bwait {
     sds key;        /* the key */
     streamID id;    /* XREAD: servable once the stream has an entry > id */
     sds group;      /* XREADGROUP: the group, NULL for XREAD */
+    int btype;      /* blocking pop: OBJ_LIST / OBJ_ZSET; -1 streams */
     list *queue;    /* the FIFO holding this waiter */
     listNode *node; /* this waiter in queue */
 } bwait;
@@ -83,6 +97,7 @@ static blockedKey *getBlockedKey(redisDb *db, sds key, int create) {
     bk = zmalloc(sizeof(*bk));
     bk->readers = listCreate();
     bk->groups = dictCreate(&sdsKeyDictType);
+    bk->pops = listCreate();
     bk->waiters = 0;
     dictAdd(db->blocking_keys, sdsdup(key), bk);
     server.stat_total_blocking_keys++;
@@ -109,6 +124,7 @@ void blockForStreams(client *c, sds *keys, const streamID *ids, int numkeys, lon
         w->c = c;
         w->db = c->db;
         w->key = sdsdup(keys[j]);
+        w->btype = -1;
         if (ids) w->id = ids[j];
         if (group) {
             w->group = sdsdup(group);
@@ -139,6 +155,32 @@ void blockForKeys(client *c, sds *keys, int numkeys, long long timeout_ms) {
     zfree(ids);
 }
 
+/* A blocking pop (list or zset, btype) waiting on keys. */
+void blockForKeysOfType(client *c, sds *keys, int numkeys, long long timeout_ms, int btype) {
+    if (!(c->flags & CLIENT_REEXECUTING)) {
+        c->bstate.timeout = timeout_ms;
+        c->bstate.blocked_at_us = ustime();
+    }
+    c->bstate.block_seq = server.change_seq;
+    if (!c->bstate.keys) c->bstate.keys = dictCreate(&sdsKeyDictType);
+    for (int j = 0; j < numkeys; j++) {
+        if (dictFind(c->bstate.keys, keys[j])) continue; /* BLPOP k k */
+        blockedKey *bk = getBlockedKey(c->db, keys[j], 1);
+        bwait *w = zcalloc(sizeof(*w));
+        w->c = c;
+        w->db = c->db;
+        w->key = sdsdup(keys[j]);
+        w->btype = btype;
+        w->queue = bk->pops;
+        w->node = listAddNodeTail(w->queue, w);
+        bk->waiters++;
+        dictAdd(c->bstate.keys, sdsdup(keys[j]), w);
+    }
+    c->flags |= CLIENT_BLOCKED;
+    server.blocked_clients++;
+    armTimer(c);
+}
+
 static void removeWaiter(bwait *w) {
     blockedKey *bk = getBlockedKey(w->db, w->key, 0);
     listDelNode(w->queue, w->node);
@@ -149,6 +191,7 @@ static void removeWaiter(bwait *w) {
         }
         if (--bk->waiters == 0) {
             listRelease(bk->readers);
+            listRelease(bk->pops);
             dictRelease(bk->groups);
             zfree(bk);
             dictDelete(w->db->blocking_keys, w->key);
@@ -270,7 +313,44 @@ static void reexecBlockedClient(client *c) {
     if (!(c->flags & CLIENT_BLOCKED)) afterCommand(c);
 }
 
+/* The key's value as a waiter sees it: no lazy expiry, no observation
+ * (the command does both when it runs again). */
+static robj *peekKey(redisDb *db, sds key) {
+    robj *o = dictFetchValue(db->keys, key);
+    if (o) {
+        long long when = getExpire(db, key);
+        if (when != -1 && when <= commandTimeSnapshot()) o = NULL;
+    }
+    return o;
+}
+
+/* Blocking pops: one pass, in blocking order, over the waiters whose type
+ * the key now holds. */
+static void serveBlockingPops(redisDb *db, sds key) {
+    blockedKey *bk = getBlockedKey(db, key, 0);
+    if (!bk || !listLength(bk->pops)) return;
+    robj *o = peekKey(db, key);
+    if (!o) return;
+    size_t n = 0, cap = listLength(bk->pops);
+    client **ready = zmalloc(sizeof(client *) * cap);
+    for (listNode *ln = listFirst(bk->pops); ln; ln = ln->next) {
+        bwait *w = ln->value;
+        if (w->btype == o->type) ready[n++] = w->c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        client *c = ready[i];
+        o = peekKey(db, key);
+        if (!o) break;
+        if (!(c->flags & CLIENT_BLOCKED) || !c->bstate.keys || c->db != db) continue;
+        bwait *w = dictFetchValue(c->bstate.keys, key);
+        if (!w || w->btype != o->type || w->db != db) continue;
+        reexecBlockedClient(c);
+    }
+    zfree(ready);
+}
+
 static void serveClientsBlockedOnKey(redisDb *db, sds key) {
+    serveBlockingPops(db, key);
     blockedKey *bk = getBlockedKey(db, key, 0);
     if (!bk) return;
 

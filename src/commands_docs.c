@@ -1632,6 +1632,8 @@ const commandDoc commandDocsTable[] = {
 extern const commandDoc stringCommandDocsTable[]; /* commands_docs_string.c */
 extern const commandDoc hashCommandDocsTable[];   /* commands_docs_hash.c */
 
+extern const commandDoc listCommandDocsTable[];   /* commands_docs_list.c */
+extern const commandDoc zsetCommandDocsTable[];   /* commands_docs_zset.c */
 extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
 extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
 
@@ -1639,6 +1641,8 @@ const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
     stringCommandDocsTable,
     hashCommandDocsTable,
+    listCommandDocsTable,
+    zsetCommandDocsTable,
     setCommandDocsTable,
     pubsubCommandDocsTable,
     NULL,

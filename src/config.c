@@ -183,6 +183,15 @@ static const configDirective configTable[] = {
      .min = 0, .max = LLONG_MAX, .default_value = "100"},
     {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(stream_node_max_bytes),
      .min = 0, .max = LLONG_MAX, .default_value = "4096"},
+    /* --- Lists and sorted sets (t_list.c, t_zset.c) --- */
+    {.name = "list-max-listpack-size", .alias = "list-max-ziplist-size", .type = CONFIG_LONGLONG,
+     .offset = FIELD(list_max_listpack_size), .min = INT_MIN, .max = INT_MAX, .default_value = "-2"},
+    {.name = "list-compress-depth", .type = CONFIG_LONGLONG, .offset = FIELD(list_compress_depth),
+     .min = 0, .max = INT_MAX, .default_value = "0"},
+    {.name = "zset-max-listpack-entries", .alias = "zset-max-ziplist-entries", .type = CONFIG_LONGLONG,
+     .offset = FIELD(zset_max_listpack_entries), .min = 0, .max = LLONG_MAX, .default_value = "128"},
+    {.name = "zset-max-listpack-value", .alias = "zset-max-ziplist-value", .type = CONFIG_LONGLONG,
+     .offset = FIELD(zset_max_listpack_value), .min = 0, .max = LLONG_MAX, .default_value = "64"},
     /* --- Sets (t_set.c): Redis 7.2's encoding limits --- */
     {.name = "set-max-intset-entries", .type = CONFIG_LONGLONG, .offset = FIELD(set_max_intset_entries),
      .min = 0, .max = LONG_MAX, .default_value = "512"},

@@ -32,6 +32,8 @@
 extern const objectType streamObjectType;
 extern const objectType stringObjectType;
 extern const objectType hashObjectType;
+extern const objectType listObjectType;
+extern const objectType zsetObjectType;
 extern const objectType setObjectType;
 
 /* Every type casq holds. A new type module adds its row here. */
@@ -39,6 +41,8 @@ static const objectType *const objectTypes[] = {
     &streamObjectType,
     &stringObjectType,
     &hashObjectType,
+    &listObjectType,
+    &zsetObjectType,
     &setObjectType,
     NULL,
 };

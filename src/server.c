@@ -48,6 +48,8 @@ extern struct redisCommand monitorCommandTable[]; /* monitor.c */
 extern struct redisCommand saveCommandTable[];    /* save.c: SAVE BGSAVE LASTSAVE WAIT WAITAOF */
 extern struct redisCommand stringCommandTable[];  /* t_string.c */
 extern struct redisCommand hashCommandTable[];    /* t_hash.c */
+extern struct redisCommand listCommandTable[];    /* t_list.c */
+extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
 
@@ -56,6 +58,7 @@ static struct redisCommand *commandTables[] = {
     streamCommandTable, configCommandTable, commandCommandTable, infoCommandTable,
     objectCommandTable, slowlogCommandTable, monitorCommandTable, saveCommandTable,
     stringCommandTable, hashCommandTable,
+    listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
     NULL,
 };

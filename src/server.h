@@ -371,6 +371,10 @@ typedef struct serverConfig {
     long long stream_node_max_bytes;    /* accepted for compatibility */
     long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
     long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
+    long long list_max_listpack_size;   /* t_list.c: OBJECT ENCODING rule */
+    long long list_compress_depth;      /* accepted for compatibility */
+    long long zset_max_listpack_entries; /* t_zset.c: OBJECT ENCODING rules */
+    long long zset_max_listpack_value;
     /* sets (t_set.c): Redis 7.2's encoding limits */
     long long set_max_intset_entries;
     long long set_max_listpack_entries;
@@ -606,6 +610,12 @@ int stringmatchlen(const char *pattern, int patternLen, const char *string, int 
 int ld2string(char *buf, size_t len, long double value, int mode);
 int string2ld(const char *s, size_t slen, long double *dp);
 int getLongDoubleFromObjectOrReply(client *c, sds o, long double *target, const char *msg);
+/* Double conversions (util.c, as Redis's): d2string needs MAX_D2STRING_CHARS
+ * bytes at most. */
+#define MAX_D2STRING_CHARS 128
+int d2string(char *buf, size_t len, double value);
+int string2d(const char *s, size_t slen, double *dp);
+int getDoubleFromObjectOrReply(client *c, sds o, double *target, const char *msg);
 
 /* ------------------------------------------------------------------------
  * Keyspace (db.c)
@@ -742,6 +752,8 @@ void execCommandAbort(client *c, const char *error);
  * Blocking (blocked.c)
  * --------------------------------------------------------------------- */
 void blockForKeys(client *c, sds *keys, int numkeys, long long timeout_ms);
+/* A blocking pop of lists (btype OBJ_LIST) or sorted sets (OBJ_ZSET). */
+void blockForKeysOfType(client *c, sds *keys, int numkeys, long long timeout_ms, int btype);
 void unblockClient(client *c);
 void unblockClientOnTimeout(client *c);
 /* err: an error message such as "-UNBLOCKED client unblocked via CLIENT

@@ -302,3 +302,56 @@ int getLongDoubleFromObjectOrReply(client *c, sds o, long double *target, const 
     }
     return C_OK;
 }
+
+/* ========================================================================
+ * Double conversions (t_zset)
+ * ===================================================================== */
+
+/* Redis's double2ll: the value as a long long when it is an integer that
+ * converts exactly (and is within +-LLONG_MAX/2). */
+static int double2ll(double d, long long *out) {
+    if (d < (double)(-LLONG_MAX / 2) || d > (double)(LLONG_MAX / 2)) return 0;
+    long long ll = (long long)d;
+    if ((double)ll == d) {
+        *out = ll;
+        return 1;
+    }
+    return 0;
+}
+
+/* Redis's d2string: "inf", "-inf", "nan", "0" / "-0", an integer's digits,
+ * else %.17g. Returns the length written to buf. */
+int d2string(char *buf, size_t len, double value) {
+    long long lvalue;
+    int n;
+    if (isnan(value)) n = snprintf(buf, len, "nan");
+    else if (isinf(value)) n = snprintf(buf, len, value < 0 ? "-inf" : "inf");
+    else if (value == 0) n = snprintf(buf, len, 1.0 / value < 0 ? "-0" : "0");
+    else if (double2ll(value, &lvalue)) n = ll2string(buf, len, lvalue);
+    else n = snprintf(buf, len, "%.17g", value);
+    return n;
+}
+
+/* Redis's string2d: the whole of s[0..slen) is a double (strtod syntax, no
+ * leading space, not NaN, no overflow). Returns 1 on success. */
+int string2d(const char *s, size_t slen, double *dp) {
+    char *eptr;
+    errno = 0;
+    double value = strtod(s, &eptr);
+    if (slen == 0 || isspace((unsigned char)s[0]) || (size_t)(eptr - s) != slen ||
+        (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL || fpclassify(value) == FP_ZERO)) ||
+        isnan(value))
+        return 0;
+    if (dp) *dp = value;
+    return 1;
+}
+
+int getDoubleFromObjectOrReply(client *c, sds o, double *target, const char *msg) {
+    double v;
+    if (!string2d(o, sdslen(o), &v)) {
+        addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    *target = v;
+    return C_OK;
+}
