@@ -188,18 +188,6 @@ proc stream_close_clients_between_tests {} {
 # Tag needs:other-types
 # ------------------------------------------------------------------------
 
-# casq stores streams only, so a key of another type (SET, LPUSH ...)
-# cannot exist there: tests that need one (WRONGTYPE replies, a key whose
-# type changes under a blocked client) are tagged needs:other-types and
-# skipped against casq. This extends the harness's skip rules for the
-# files that source this helper; the harness could adopt the tag itself.
-if {[info procs ::stream_harness_auto_skip_reason] eq ""} {
-    rename ::auto_skip_reason ::stream_harness_auto_skip_reason
-    proc ::auto_skip_reason {tags} {
-        set reason [::stream_harness_auto_skip_reason $tags]
-        if {$reason eq "" && "needs:other-types" in $tags && [opt server] eq "casq"} {
-            set reason "needs keys of other types (SET, LPUSH ...), casq only has streams"
-        }
-        return $reason
-    }
-}
+# Tests that need a key of another type (SET, LPUSH ...) are tagged
+# needs:other-types. casq once stored streams only and skipped them; it now
+# has every type those tests use, so the tag only documents the need.

@@ -429,7 +429,7 @@ start_server {tags {"list"}} {
 # Big lists lend their chunks' JSON to the document being written; with
 # every commit held in flight for 20 ms, pipelined changes land while a
 # document still borrows the chunks they change.
-start_server {tags {"list" "needs:restart" "needs:persistence" "casq-only"} casq_overrides {commit-debug-delay 20}} {
+start_server {tags {"list" "needs:restart" "needs:persistence" "casq-only"} casq_overrides {enable-debug-command yes commit-debug-delay 20}} {
     test {Big lists changed while a commit borrows their chunks survive a crash} {
         r del big1 big2
         set payload [string repeat p 40]

@@ -519,7 +519,7 @@ start_server {tags {"zset"}} {
 # Big sorted sets lend their chunks' JSON to the document being written;
 # with every commit held in flight for 20 ms, pipelined changes land while
 # a document still borrows the chunks they change.
-start_server {tags {"zset" "needs:restart" "needs:persistence" "casq-only"} casq_overrides {commit-debug-delay 20}} {
+start_server {tags {"zset" "needs:restart" "needs:persistence" "casq-only"} casq_overrides {enable-debug-command yes commit-debug-delay 20}} {
     test {Big sorted sets changed while a commit borrows their chunks survive a crash} {
         r del big1 big2
         set payload [string repeat p 40]
