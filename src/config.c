@@ -101,7 +101,7 @@ static const configEnumValue enableDebugEnum[] = {
 static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool;
 static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
-static configApplyFunction applyHz, applyCommitDebugDelay;
+static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients;
 
 static const configEnumValue loglevelEnum[] = {
     {"debug", LL_DEBUG},
@@ -147,7 +147,7 @@ static const configDirective configTable[] = {
     {.name = "maxmemory-policy", .type = CONFIG_ENUM, .offset = FIELD(maxmemory_policy),
      .default_value = "noeviction", .enum_values = maxmemoryPolicyEnum},
     {.name = "maxclients", .type = CONFIG_LONGLONG, .offset = FIELD(maxclients),
-     .min = 1, .max = UINT_MAX, .default_value = "10000"},
+     .min = 1, .max = UINT_MAX, .default_value = "10000", .apply = applyMaxclients},
     {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_SENSITIVE | CONFIG_EMPTY_IS_NULL,
      .offset = FIELD(requirepass), .default_value = ""},
     {.name = "proto-max-bulk-len", .type = CONFIG_MEMORY, .offset = FIELD(proto_max_bulk_len),
@@ -728,6 +728,22 @@ static int debugKnobsCheck(sds *err) {
 static int applyCommitDebugDelay(sds *err) {
     if (!debugKnobsCheck(err)) return 0;
     commitDebugDelayChanged();
+    return 1;
+}
+
+/* CONFIG SET maxclients: the open files limit must follow (Redis's
+ * updateMaxclients); if it cannot, the value is refused with the number
+ * that would fit. At start-up main() does the same before listening. */
+static int applyMaxclients(sds *err) {
+    if (!server.el) return 1;
+    long long wanted = server.cfg.maxclients;
+    adjustOpenFilesLimit();
+    if (server.cfg.maxclients != wanted) {
+        *err = sdscatprintf(sdsempty(),
+                            "The operating system is not able to handle the specified number of clients, try with %lld",
+                            server.cfg.maxclients);
+        return 0;
+    }
     return 1;
 }
 

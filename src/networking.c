@@ -197,6 +197,65 @@ static void acceptCommonHandler(int cfd, int is_unix) {
     server.stat_numconnections++;
 }
 
+/* accept() failing for a reason other than "nothing to accept" (EMFILE,
+ * ENFILE, ENOBUFS...) would fail again at once: the listening sockets stay
+ * readable, so a level-triggered loop would spin on them and log each
+ * failure. Instead the listeners pause for ACCEPT_BACKOFF_MS, and the error
+ * is logged at most once per ACCEPT_LOG_INTERVAL_MS with how many were left
+ * unlogged. Descriptors kept in reserve (adjustOpenFilesLimit) mean this
+ * only happens when something outside casq's accounting uses them up. */
+#define ACCEPT_BACKOFF_MS 100
+#define ACCEPT_LOG_INTERVAL_MS 10000
+
+static struct event *accept_resume_ev;
+static long long accept_last_log_ms;
+static long long accept_unlogged_errors;
+
+static void setListenersEnabled(int on) {
+    for (int i = 0; i < server.ipfd_count; i++) {
+        if (on) event_add(server.ip_ev[i], NULL);
+        else event_del(server.ip_ev[i]);
+    }
+    if (server.sofd != -1 && server.so_ev) {
+        if (on) event_add(server.so_ev, NULL);
+        else event_del(server.so_ev);
+    }
+}
+
+static void resumeAccepting(int fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    (void)arg;
+    setListenersEnabled(1);
+}
+
+static void acceptFailed(int err) {
+    if (err == EWOULDBLOCK || err == EAGAIN || err == EINTR || err == ECONNABORTED) return;
+    long long now = mstime();
+    if (now - accept_last_log_ms >= ACCEPT_LOG_INTERVAL_MS) {
+        if (accept_unlogged_errors)
+            serverLog(LL_WARNING, "Accepting client connection: %s (%lld more failures since the last message)",
+                      strerror(err), accept_unlogged_errors);
+        else
+            serverLog(LL_WARNING, "Accepting client connection: %s", strerror(err));
+        accept_last_log_ms = now;
+        accept_unlogged_errors = 0;
+    } else {
+        accept_unlogged_errors++;
+    }
+    if (!accept_resume_ev) accept_resume_ev = evtimer_new(server.el, resumeAccepting, NULL);
+    if (evtimer_pending(accept_resume_ev, NULL)) return;
+    struct timeval tv = {0, ACCEPT_BACKOFF_MS * 1000};
+    setListenersEnabled(0);
+    evtimer_add(accept_resume_ev, &tv);
+}
+
+/* Releases the accept back-off timer (at exit). */
+void freeAcceptBackoff(void) {
+    if (accept_resume_ev) event_free(accept_resume_ev);
+    accept_resume_ev = NULL;
+}
+
 void acceptTcpHandler(int fd, short what, void *arg) {
     (void)what;
     (void)arg;
@@ -205,8 +264,7 @@ void acceptTcpHandler(int fd, short what, void *arg) {
         socklen_t salen = sizeof(sa);
         int cfd = accept(fd, (struct sockaddr *)&sa, &salen);
         if (cfd == -1) {
-            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
-                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            acceptFailed(errno);
             return;
         }
         acceptCommonHandler(cfd, 0);
@@ -219,8 +277,7 @@ void acceptUnixHandler(int fd, short what, void *arg) {
     for (int max = 1000; max > 0; max--) {
         int cfd = accept(fd, NULL, NULL);
         if (cfd == -1) {
-            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
-                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            acceptFailed(errno);
             return;
         }
         acceptCommonHandler(cfd, 1);

@@ -523,6 +523,8 @@ void freeClientAsync(client *c);
 void resetClient(client *c);
 void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
+void freeAcceptBackoff(void);
+int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);
 /* Tags the running command's reply bytes with need_seq and queues them. */
