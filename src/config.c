@@ -173,6 +173,8 @@ static const configDirective configTable[] = {
      .default_value = "no"},
     {.name = "dir", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE,
      .default_value = ".", .set = setDir, .get = getDir},
+    {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
+     .default_value = "yes"},
     {.name = "active-expire", .type = CONFIG_BOOL, .offset = FIELD(active_expire),
      .default_value = "yes"},
 
@@ -264,8 +266,6 @@ static const configDirective configTable[] = {
     {.name = "save", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT | CONFIG_MULTI_ARG,
      .default_value = "", .set = setSave, .get = getSave, .rewrite = rewriteNothing},
     {.name = "appendonly", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT,
-     .default_value = "no", .set = setCompatBool, .get = getCompatNo, .rewrite = rewriteNothing},
-    {.name = "protected-mode", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT,
      .default_value = "no", .set = setCompatBool, .get = getCompatNo, .rewrite = rewriteNothing},
     {.name = NULL},
 };
@@ -672,10 +672,9 @@ static sds getSave(const configDirective *d) {
     return sdsempty();
 }
 
-/* appendonly, protected-mode: a yes/no that casq checks and ignores.
- * protected-mode yes deserves a warning: an operator relying on it would
- * think the server is shielded when it is not. */
+/* appendonly: a yes/no that casq checks and ignores. */
 static int setCompatBool(const configDirective *d, sds *argv, int argc, sds *err) {
+    (void)d;
     if (argc != 1) {
         *err = sdsnew("wrong number of arguments");
         return 0;
@@ -685,9 +684,6 @@ static int setCompatBool(const configDirective *d, sds *argv, int argc, sds *err
         *err = sdsnew("argument must be 'yes' or 'no'");
         return 0;
     }
-    if (yes && !strcmp(d->name, "protected-mode"))
-        serverLog(LL_WARNING, "protected-mode is accepted for compatibility but casq does not implement it: "
-                              "use 'bind' and 'requirepass' to restrict access.");
     return 1;
 }
 

@@ -184,14 +184,58 @@ void freeClientsInQueue(void) {
  * Accepting connections
  * ===================================================================== */
 
+/* Protected mode, as Redis's clientAcceptHandler: while it is on and the
+ * default user has no password, only loopback clients are served. "Local"
+ * is Redis's connIsLocal: a Unix socket, or a peer whose address text starts
+ * with "127." or is "::1". */
+int protectedModeDenies(const char *peer_ip, int is_unix) {
+    if (!server.cfg.protected_mode || server.cfg.requirepass) return 0;
+    if (is_unix) return 0;
+    return strncmp(peer_ip, "127.", 4) != 0 && strcmp(peer_ip, "::1") != 0;
+}
+
+static void peerIpString(int fd, char *ip, size_t len) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    snprintf(ip, len, "?");
+    if (getpeername(fd, (struct sockaddr *)&sa, &salen) == -1) return;
+    if (sa.ss_family == AF_INET) inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, ip, (socklen_t)len);
+    else if (sa.ss_family == AF_INET6) inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, ip, (socklen_t)len);
+}
+
+/* A best-effort error line for a connection refused before it becomes a
+ * client (Redis does not check the write either). */
+static void rejectConnection(int cfd, const char *err) {
+    ssize_t w = write(cfd, err, strlen(err));
+    (void)w;
+    server.stat_rejected_conn++;
+    close(cfd);
+}
+
 static void acceptCommonHandler(int cfd, int is_unix) {
     if (listLength(server.clients) >= (unsigned long)server.cfg.maxclients) {
-        static const char *err = "-ERR max number of clients reached\r\n";
-        ssize_t w = write(cfd, err, strlen(err));
-        (void)w;
-        server.stat_rejected_conn++;
-        close(cfd);
+        rejectConnection(cfd, "-ERR max number of clients reached\r\n");
         return;
+    }
+    if (server.cfg.protected_mode && !server.cfg.requirepass && !is_unix) {
+        char ip[INET6_ADDRSTRLEN];
+        peerIpString(cfd, ip, sizeof(ip));
+        if (protectedModeDenies(ip, is_unix)) {
+            rejectConnection(cfd,
+                "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
+                "set for the default user. In this mode connections are only accepted from the loopback interface. "
+                "If you want to connect from external computers to Redis you may adopt one of the following "
+                "solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from "
+                "the loopback interface by connecting to Redis from the same host the server is running, however "
+                "MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make "
+                "this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
+                "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
+                "server. 3) If you started the server manually just for testing, restart it with the "
+                "'--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: "
+                "You only need to do one of the above things in order for the server to start accepting "
+                "connections from the outside.\r\n");
+            return;
+        }
     }
     createClient(cfd, is_unix);
     server.stat_numconnections++;
