@@ -607,8 +607,27 @@ static void clientMarkHeld(client *c) {
 
 /* client-output-buffer-limit normal <hard> <soft> <seconds>: a client that
  * does not read its replies is disconnected instead of growing forever. */
+/* An unauthenticated client may hold this much of unread replies and no
+ * more (CVE-2025-21605; Redis >= 7.2.8 allows 1 kB beyond its 16 kB static
+ * reply buffer, whatever client-output-buffer-limit says). Enough for the
+ * replies to AUTH/HELLO and a few refused commands; a client that floods
+ * commands without reading is disconnected instead of growing memory. */
+#define UNAUTH_REPLY_BYTES_LIMIT (16 * 1024 + 1024)
+
+/* Query buffer of an unauthenticated client (Redis 7.4: 1 MB at most). */
+#define UNAUTH_QUERYBUF_LIMIT (1024 * 1024)
+
 static void checkClientOutputBufferLimits(client *c) {
     size_t used = c->reply_bytes;
+    if (!c->authenticated && !(c->flags & CLIENT_FAKE) && used > UNAUTH_REPLY_BYTES_LIMIT) {
+        if (c->flags & CLIENT_CLOSE_ASAP) return;
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", ci);
+        sdsfree(ci);
+        server.stat_client_outbuf_limit_disconnections++;
+        freeClientAsync(c);
+        return;
+    }
     /* A client with pub/sub subscriptions has the pubsub class's limits. */
     int ps = (c->flags & CLIENT_PUBSUB) != 0;
     long long hard_limit = ps ? server.cfg.obuf_pubsub_hard_limit : server.cfg.obuf_hard_limit;
@@ -1012,8 +1031,8 @@ static void readQueryFromClient(int fd, short what, void *arg) {
     server.stat_net_input_bytes += n;
     c->last_interaction = server.mstime_cache;
     if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
-    if (server.cfg.client_max_querybuf_len &&
-        sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) {
+    if ((server.cfg.client_max_querybuf_len && sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) ||
+        (!c->authenticated && sdslen(c->querybuf) > UNAUTH_QUERYBUF_LIMIT)) {
         sds ci = catClientInfoString(sdsempty(), c);
         serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
         sdsfree(ci);

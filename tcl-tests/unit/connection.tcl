@@ -813,3 +813,50 @@ start_server {tags {"connection protected-mode"} overrides {bind 0.0.0.0}} {
 
     set ::th::skip_reason $saved_skip
 }
+
+# CVE-2025-21605 (Redis >= 7.2.8): a client that never authenticates may not
+# make the server hold its unread replies; it is disconnected instead.
+start_server {tags {"connection redis7.2"} overrides {requirepass secret}} {
+    r auth secret
+
+    test {An unauthenticated client flooding commands without reading is disconnected} {
+        set before [s client_output_buffer_limit_disconnections]
+        set mem_before [s used_memory]
+        set rd [redis_deferring_client]
+        set chunk [string repeat "PING\r\n" 10000]
+        catch {
+            for {set i 0} {$i < 100} {incr i} {
+                $rd write $chunk
+                $rd flush
+            }
+        }
+        wait_for_condition 100 50 {
+            [s client_output_buffer_limit_disconnections] > $before
+        } else {
+            fail "the unauthenticated client was not disconnected"
+        }
+        catch {$rd close}
+        wait_for_condition 100 50 {
+            [s connected_clients] == 1
+        } else {
+            fail "the unauthenticated client is still connected"
+        }
+        # What it sent and what it was answered are not kept.
+        assert_lessthan [s used_memory] [expr {$mem_before + 4*1024*1024}]
+        r ping
+    } {PONG}
+
+    test {An authenticated client may pipeline many commands without the limit} {
+        set rd [redis_deferring_client]
+        $rd auth secret
+        assert_equal OK [$rd read]
+        $rd write [string repeat "PING\r\n" 5000]
+        $rd flush
+        set n 0
+        for {set i 0} {$i < 5000} {incr i} {
+            if {[$rd read] eq "PONG"} {incr n}
+        }
+        $rd close
+        set n
+    } {5000}
+}
