@@ -597,7 +597,9 @@ static int setClientOutputBufferLimit(const configDirective *d, sds *argv, int a
             return 0;
         }
         if (!parseMemoryValue(argv[j + 1], &h) || !parseMemoryValue(argv[j + 2], &s) ||
-            !string2ll(argv[j + 3], sdslen(argv[j + 3]), &t) || t < 0) {
+            !string2ll(argv[j + 3], sdslen(argv[j + 3]), &t) || t < 0 || t > INT_MAX) {
+            /* Redis keeps the seconds in an int: 9223372036854775807 is
+             * refused there (it reads as -1), and so it is here. */
             *err = sdsnew("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
             return 0;
         }

@@ -637,8 +637,8 @@ static void checkClientOutputBufferLimits(client *c) {
     int soft = 0;
     if (soft_limit && used >= (size_t)soft_limit) {
         if (c->obuf_soft_limit_reached_time == 0) c->obuf_soft_limit_reached_time = server.mstime_cache;
-        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > soft_seconds * 1000)
-            soft = 1;
+        else if ((server.mstime_cache - c->obuf_soft_limit_reached_time) / 1000 > soft_seconds)
+            soft = 1; /* seconds, as Redis: soft_seconds may be up to LLONG_MAX */
     } else {
         c->obuf_soft_limit_reached_time = 0;
     }
