@@ -887,6 +887,10 @@ static int processInlineBuffer(client *c) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     char *newline = memchr(start, '\n', avail);
+    /* Redis finds the end of an inline request with strchr(): a NUL byte
+     * before the newline hides it, so the line is never complete (no
+     * truncated command runs) until it is too big for an inline request. */
+    if (newline && memchr(start, '\0', (size_t)(newline - start))) newline = NULL;
     if (!newline) {
         if (avail > PROTO_INLINE_MAX_SIZE) {
             addReplyError(c, "Protocol error: too big inline request");
