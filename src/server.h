@@ -363,6 +363,7 @@ typedef struct serverConfig {
     char *logfile;             /* "" = stdout */
     char *pidfile;             /* NULL = none */
     int daemonize;             /* fork into background */
+    int protected_mode;        /* no password: only loopback clients (Redis) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */
@@ -523,6 +524,9 @@ void freeClientAsync(client *c);
 void resetClient(client *c);
 void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
+void freeAcceptBackoff(void);
+int protectedModeDenies(const char *peer_ip, int is_unix);
+int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);
 /* Tags the running command's reply bytes with need_seq and queues them. */

@@ -785,7 +785,9 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     n->lp_entries += (uint32_t)lp;
 
     s->length++;
-    s->entries_added++;
+    /* entries_added is a long long in every reply and XSETID: it stops at
+     * LLONG_MAX rather than leave the range the loader accepts. */
+    if (s->entries_added < (uint64_t)LLONG_MAX) s->entries_added++;
     s->last_id = id;
     if (s->length == 1) s->first_id = id;
     if (added_id) *added_id = id;
@@ -1185,7 +1187,7 @@ static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const st
             addReplyNullArray(c);
         } else {
             nack->delivery_time = commandTimeSnapshot();
-            nack->delivery_count++;
+            streamNACKCountDelivery(nack);
         }
         arraylen++;
     }
@@ -2842,6 +2844,8 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
                               sdscatprintf(sdsempty(), "length is %llu but %llu entries are listed",
                                            (unsigned long long)length, (unsigned long long)s->length));
     if (entries_added < length) return streamLoadFail(s, err, sdsnew("entries_added is smaller than length"));
+    if (entries_added > (uint64_t)LLONG_MAX)
+        return streamLoadFail(s, err, sdsnew("entries_added is larger than 9223372036854775807 (no command sets more)"));
     streamID expect_first = {0, 0};
     if (length) streamFirstValidID(s, &expect_first);
     if (streamCompareID(&first_id, &expect_first) != 0)

@@ -13,6 +13,7 @@
 #define CASQ_T_STREAM_H
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 
 #include "idtree.h"
 #include "server.h"
@@ -137,6 +138,12 @@ typedef struct streamNACK {
     uint64_t delivery_count;       /* deliveries so far */
     streamConsumer *consumer;      /* owner */
 } streamNACK;
+
+/* One more delivery. The count stops at LLONG_MAX: replies show it as a
+ * long long and the loader accepts no more (RETRYCOUNT may set LLONG_MAX). */
+static inline void streamNACKCountDelivery(streamNACK *nack) {
+    if (nack->delivery_count < (uint64_t)LLONG_MAX) nack->delivery_count++;
+}
 
 #define SCG_INVALID_ENTRIES_READ (-1)
 

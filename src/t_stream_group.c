@@ -520,7 +520,10 @@ void xclaimCommand(client *c) {
             if (getLongLongFromObjectOrReply(c, c->argv[j], &deliverytime,
                                              "Invalid IDLE option argument for XCLAIM") != C_OK)
                 goto cleanup;
-            deliverytime = now - deliverytime;
+            /* now - idle; an idle time that puts the delivery in the
+             * future or before the epoch ends up as now below, as in
+             * Redis (which computes it with a signed overflow). */
+            deliverytime = (deliverytime < 0 || deliverytime > now) ? now : now - deliverytime;
         } else if (!strcasecmp(opt, "TIME") && moreargs) {
             j++;
             if (getLongLongFromObjectOrReply(c, c->argv[j], &deliverytime,
@@ -579,7 +582,7 @@ void xclaimCommand(client *c) {
         }
         nack->delivery_time = deliverytime;
         if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
-        else if (!justid) nack->delivery_count++;
+        else if (!justid) streamNACKCountDelivery(nack);
         streamMoveNACK(nack, &id, consumer);
         if (justid) addReplyStreamID(c, &id);
         else streamReplyWithRange(c, s, &id, &id, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES);
@@ -677,7 +680,7 @@ void xautoclaimCommand(client *c) {
             continue;
         }
         nack->delivery_time = now;
-        if (!justid) nack->delivery_count++;
+        if (!justid) streamNACKCountDelivery(nack);
         streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
         if (nclaimed == aclaimed) {
             aclaimed = aclaimed ? aclaimed * 2 : 8;
@@ -854,6 +857,13 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
             sdsfree(cname);
             return groupLoadError(err, desc, msg);
         }
+        /* Commands store the command time (>= 0); active_time is -1 until
+         * the consumer first reads. Anything else would overflow the idle
+         * and inactive times of XINFO CONSUMERS. */
+        if (seen < 0 || active < -1) {
+            sdsfree(cname);
+            return groupLoadError(err, desc, sdsnew("consumer times: seen_time_ms must be >= 0, active_time_ms >= -1"));
+        }
         streamConsumer *consumer = streamCreateConsumer(cg, cname);
         sdsfree(cname);
         if (!consumer) return groupLoadError(err, desc, sdsnew("duplicate consumer name"));
@@ -891,6 +901,11 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
         if (jsonGetI64(cJSON_GetArrayItem(p, 2), &dtime, "pending delivery time", &msg) != C_OK ||
             jsonGetU64(cJSON_GetArrayItem(p, 3), &dcount, "pending delivery count", &msg) != C_OK)
             return groupLoadError(err, desc, msg);
+        /* XCLAIM clamps delivery times to [0, now]; counts are long longs
+         * in XPENDING and RETRYCOUNT. */
+        if (dtime < 0) return groupLoadError(err, desc, sdsnew("pending delivery time must be >= 0"));
+        if (dcount > (uint64_t)LLONG_MAX)
+            return groupLoadError(err, desc, sdsnew("pending delivery count is larger than 9223372036854775807"));
         streamNACK *nack = streamCreateNACK(owner);
         nack->delivery_time = dtime;
         nack->delivery_count = dcount;
