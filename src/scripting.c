@@ -241,8 +241,8 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
         return luaCallRefused(L, raise, refusal);
     }
 
-    /* Run it as the caller would, in the caller's database. */
-    c->db = lctx.caller->db;
+    /* Run it as the caller would: in the caller's database (set when the
+     * script started; a SELECT in the script moves only the script). */
     c->argv = argv;
     c->argc = argc;
     c->argv_len = argc;
@@ -253,7 +253,6 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     /* What the command read, the script's reply depends on. */
     if (c->observe_seq > lctx.caller->observe_seq) lctx.caller->observe_seq = c->observe_seq;
     c->observe_seq = 0;
-    lctx.caller->db = c->db; /* SELECT inside a script moves the caller */
     for (int k = 0; k < c->argc; k++) sdsfree(c->argv[k]);
     zfree(c->argv);
     c->argv = NULL;
@@ -708,7 +707,12 @@ static void evalRun(client *c, const char *sha, int flags, int ro, long long num
     lctx.readonly = ro || (flags & SCRIPT_FLAG_NO_WRITES);
     lctx.lua_client->resp = 2;
     lctx.lua_client->db = c->db;
+    /* Like a transaction: time stands still for the script's commands, and
+     * a blocking command answers at once. */
+    int prev_in_exec = server.in_exec;
+    server.in_exec = 1;
     int err = lua_pcall(L, 0, 1, -2);
+    server.in_exec = prev_in_exec;
     lctx.caller = NULL;
     lctx.readonly = 0;
 
