@@ -441,6 +441,7 @@ static void scriptingInitLua(void) {
 static void scriptingInit(void) {
     if (lctx.lua) return;
     scriptingInitLua();
+    if (lctx.lua_client) return; /* SCRIPT FLUSH: a new interpreter only */
     lctx.lua_client = createFakeClient();
     snprintf(lctx.lua_client->addr, sizeof(lctx.lua_client->addr), "lua");
     lctx.lua_client->authenticated = 1;
@@ -670,7 +671,10 @@ static int luaErrorHandler(lua_State *L) {
         lua_pop(L, 1);
     } else {
         /* A string (error("...") or a runtime error): Redis's ERR. */
-        const char *s = lua_isstring(L, 1) ? lua_tostring(L, 1) : "unknown error";
+        const char *s = lua_isstring(L, 1)    ? lua_tostring(L, 1)
+                        : lua_isnil(L, 1)     ? "nil"
+                        : lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? "true" : "false")
+                                              : "unknown error";
         msg = sdscatprintf(sdsempty(), "ERR %s", s);
     }
     lua_newtable(L);
