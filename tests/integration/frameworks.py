@@ -138,7 +138,11 @@ def main():
     servers = {}
     try:
         for kind in ("redis", "casq"):
-            servers[kind] = casqtest.Server(kind=kind).start()
+            try:
+                servers[kind] = casqtest.Server(kind=kind).start()
+            except Exception as e:  # reported, and the summary still printed
+                t.check("%s starts" % kind, False, str(e))
+                return t.finish()
         for which, check in (("celery", check_celery), ("rq", check_rq)):
             outs = {}
             for kind in ("redis", "casq"):
