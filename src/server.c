@@ -53,6 +53,7 @@ extern struct redisCommand listCommandTable[];    /* t_list.c */
 extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
+extern struct redisCommand scriptingCommandTable[]; /* scripting.c: EVAL, EVALSHA, SCRIPT */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
@@ -61,6 +62,7 @@ static struct redisCommand *commandTables[] = {
     stringCommandTable, hashCommandTable,
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
+    scriptingCommandTable,
     NULL,
 };
 
@@ -880,6 +882,7 @@ static void freeServerOnExit(void) {
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
+    scriptingRelease(); /* scripting.c: the Lua interpreter, its client */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);

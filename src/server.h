@@ -733,6 +733,15 @@ unsigned long pubsubTotalChannels(int which);
 void pubsubFreeAll(void); /* at exit */
 
 /* ------------------------------------------------------------------------
+ * Scripting (scripting.c): the Lua interpreter starts with the first
+ * script command.
+ * --------------------------------------------------------------------- */
+void scriptingRelease(void); /* at exit */
+long long scriptingCachedScripts(void); /* INFO */
+size_t scriptingCacheBytes(void);
+size_t scriptingLuaMemory(void);
+
+/* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)
  * --------------------------------------------------------------------- */
 void initClientMultiState(client *c);
