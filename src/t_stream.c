@@ -1183,6 +1183,61 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     return arraylen;
 }
 
+/* Sends one entry as [id, [f, v, ...]] (no header: like
+ * STREAM_RWR_RAWENTRIES) and returns 1, or returns 0 if it does not exist.
+ * With a hint, lookups of increasing IDs within one node scan on from the
+ * previous one instead of from the node's start (priority delivery looks
+ * up each class's entries in ID order, see t_stream_prio.c); the hint
+ * holds no reference: it is used only while its node is the node found
+ * and has not changed since (gen is unique, even across nodes). */
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
+    idtreeIter it;
+    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+    if (!idtreeIterValid(&it)) return 0;
+    streamNode *n = idtreeIterVal(&it);
+    uint32_t pos = 0;
+    size_t jpos = 0;
+    if (hint && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
+        pos = hint->pos;
+        jpos = hint->jpos;
+    }
+    while (pos < n->idx_used) {
+        streamID cur;
+        int64_t numfields;
+        size_t jlen;
+        uint32_t next = nodeParseRecord(n, pos, &cur, &numfields, &jlen);
+        int cmp = streamCompareID(&cur, id);
+        if (cmp > 0) return 0;
+        if (cmp == 0) {
+            if (hint) {
+                hint->node = n;
+                hint->gen = n->gen;
+                hint->pos = next;
+                hint->jpos = jpos + jlen + 1;
+                hint->id = cur;
+            }
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, &cur);
+            addReplyArrayLen(c, (long)numfields * 2);
+            const char *fp = entryFields(n->json + jpos);
+            sds buf = NULL;
+            while (numfields--) {
+                for (int k = 0; k < 2; k++) {
+                    const unsigned char *v;
+                    size_t vl;
+                    readJSONBytes(&fp, &buf, &v, &vl);
+                    addReplyBulk(c, (const char *)v, vl);
+                }
+            }
+            if (buf) sdsfree(buf);
+            return 1;
+        }
+        pos = next;
+        jpos += jlen + 1;
+    }
+    return 0;
+}
+
 /* XREADGROUP with an ID other than ">": the consumer's own pending
  * entries from start on. An entry deleted from the stream since shows as
  * [id, nil]. Every entry served counts as a new delivery. */

@@ -284,6 +284,15 @@ void addReplyStreamID(client *c, const streamID *id);
 #define STREAM_RWR_HISTORY (1 << 2)    /* serve the consumer's own PEL */
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
+/* A remembered position for streamReplyWithEntry (no reference held). */
+typedef struct streamEntryHint {
+    const void *node;              /* the node of the last entry found */
+    uint64_t gen;                  /* its gen then */
+    uint32_t pos;                  /* the index record after that entry */
+    size_t jpos;                   /* ... and its text offset */
+    streamID id;                   /* that entry's ID */
+} streamEntryHint;
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
 void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
 long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);

@@ -112,6 +112,8 @@ struct streamPrio {
                                         * with ID <= cursor was delivered */
     streamID scanned;         /* every entry <= scanned is classified */
     prioQueue q[PRIO_MAX_CLASSES]; /* undelivered IDs per class */
+    streamEntryHint hint[PRIO_MAX_CLASSES]; /* where each class's last
+                                             * delivery was found */
     uint64_t removed_seen;    /* entries_added - length when the queues
                                * were last purged of deleted entries */
 };
@@ -339,7 +341,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         streamID id = *queueHead(&p->q[cls]);
         queuePop(&p->q[cls]);
         p->cursor[cls] = id;
-        if (streamReplyWithRange(c, s, &id, &id, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES) == 0)
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls]))
             continue; /* deleted since it was classified */
         p->cycle_pos = next_pos;
         if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
