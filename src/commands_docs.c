@@ -1330,7 +1330,24 @@ const commandDoc commandDocsTable[] = {
             {.name = "id", .type = ARG_TYPE_STRING},
             {.name = "new_id", .type = ARG_TYPE_PURE_TOKEN, .token = "$"})},
         {.name = "mkstream", .type = ARG_TYPE_PURE_TOKEN, .token = "MKSTREAM", .flags = CMD_ARG_OPTIONAL},
-        {.name = "entries_read", .type = ARG_TYPE_INTEGER, .token = "ENTRIESREAD", .flags = CMD_ARG_OPTIONAL}),
+        {.name = "entries_read", .type = ARG_TYPE_INTEGER, .token = "ENTRIESREAD", .flags = CMD_ARG_OPTIONAL},
+        {.name = "priority", .type = ARG_TYPE_ONEOF, .token = "PRIORITY", .since = "casq 0.1",
+         .summary = "casq: priority delivery for the group (docs/priority.md).", .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "off", .type = ARG_TYPE_PURE_TOKEN, .token = "OFF"},
+            {.name = "fair", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "fair", .type = ARG_TYPE_PURE_TOKEN, .token = "FAIR"},
+                {.name = "weights", .type = ARG_TYPE_BLOCK, .token = "WEIGHTS", .flags = CMD_ARG_OPTIONAL,
+                 .subargs = ARGS(
+                    {.name = "high", .type = ARG_TYPE_INTEGER},
+                    {.name = "normal", .type = ARG_TYPE_INTEGER})},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})},
+            {.name = "strict", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "strict", .type = ARG_TYPE_PURE_TOKEN, .token = "STRICT"},
+                {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "MAXWAIT", .flags = CMD_ARG_OPTIONAL},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})})}),
     .redis_arity = -5, .redis_flags = "write denyoom", .redis_acl = "@write @stream @slow",
     .redis_firstkey = 2, .redis_lastkey = 2, .redis_keystep = 1},
 {
@@ -1382,6 +1399,38 @@ const commandDoc commandDocsTable[] = {
     .complexity = "O(1)",
     .redis_arity = 2, .redis_flags = "loading stale", .redis_acl = "@stream @slow",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    /* casq's own (issue 10): not a Redis command; the redis_* values are
+     * casq's, in Redis's style. */
+    .name = "xgroup|priority",
+    .summary = "Set a consumer group's priority delivery: off, fair weighted classes or strict levels (casq).",
+    .since = "casq 0.1",
+    .group = "stream",
+    .complexity = "O(1), or O(N) when the schedule restarts (mode or field changed, OFF), N being the undelivered "
+                  "entries.",
+    .key_specs = KEYSPECS(
+        {.flags = KSPEC_RW|KSPEC_UPDATE, .bs_type = KSPEC_BS_INDEX, .bs.index = {2}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
+    .args = ARGS(
+        {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0},
+        {.name = "groupname", .type = ARG_TYPE_STRING},
+        {.name = "mode", .type = ARG_TYPE_ONEOF,
+         .subargs = ARGS(
+            {.name = "off", .type = ARG_TYPE_PURE_TOKEN, .token = "OFF"},
+            {.name = "fair", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "fair", .type = ARG_TYPE_PURE_TOKEN, .token = "FAIR"},
+                {.name = "weights", .type = ARG_TYPE_BLOCK, .token = "WEIGHTS", .flags = CMD_ARG_OPTIONAL,
+                 .subargs = ARGS(
+                    {.name = "high", .type = ARG_TYPE_INTEGER},
+                    {.name = "normal", .type = ARG_TYPE_INTEGER})},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})},
+            {.name = "strict", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "strict", .type = ARG_TYPE_PURE_TOKEN, .token = "STRICT"},
+                {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "MAXWAIT", .flags = CMD_ARG_OPTIONAL},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})})}),
+    .redis_arity = -5, .redis_flags = "write", .redis_acl = "@write @stream @slow",
+    .redis_firstkey = 2, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "xgroup|setid",
     .summary = "Set a consumer group to an arbitrary last delivered ID value.",

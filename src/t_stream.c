@@ -502,6 +502,7 @@ size_t streamMemoryUsage(const stream *s) {
     for (size_t i = 0; i < s->num_cgroups; i++) {
         streamCG *cg = s->cgroups[i];
         sum += zmalloc_size(cg) + idtreeMemoryUsage(&cg->pel) + idtreeSize(&cg->pel) * sizeof(streamNACK);
+        sum += streamPrioMemoryUsage(cg);
         for (size_t j = 0; j < cg->num_consumers; j++)
             sum += zmalloc_size(cg->consumers[j]) + idtreeMemoryUsage(&cg->consumers[j]->pel);
     }
@@ -541,6 +542,7 @@ size_t streamObjectComputeSize(const stream *s, long long samples) {
     for (size_t i = 0; i < s->num_cgroups; i++) {
         const streamCG *cg = s->cgroups[i];
         asize += zmalloc_size((void *)cg) + sdsAllocSize(cg->name) + idtreeMemoryUsage(&cg->pel);
+        asize += streamPrioMemoryUsage(cg);
         void *nack;
         if (idtreeFirst(&cg->pel, NULL, &nack)) asize += zmalloc_size(nack) * (size_t)idtreeSize(&cg->pel);
         asize += zmalloc_size(cg->consumers);
@@ -605,6 +607,7 @@ stream *streamDup(const stream *src) {
         const streamCG *scg = src->cgroups[i];
         streamCG *cg = streamCreateCG(s, scg->name, sdslen(scg->name), &scg->last_id, scg->entries_read);
         cg->created = scg->created;
+        cg->prio = streamPrioDup(scg->prio);
         for (size_t j = 0; j < scg->num_consumers; j++) {
             const streamConsumer *sc = scg->consumers[j];
             streamConsumer *consumer = streamCreateConsumer(cg, sc->name);
@@ -1071,6 +1074,11 @@ long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id
 
 /* XINFO's lag: entries not yet delivered to the group, or null. */
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg) {
+    if (cg->prio) {
+        /* Exact: the undelivered entries of every class. */
+        addReplyLongLong(c, streamPrioLag(s, cg));
+        return;
+    }
     int valid = 0;
     long long lag = 0;
     if (!s->entries_added || !s->length) {
@@ -1090,6 +1098,14 @@ void streamReplyWithCGLag(client *c, stream *s, streamCG *cg) {
         }
     }
     if (valid) addReplyLongLong(c, lag);
+    else addReplyNull(c);
+}
+
+/* XINFO's entries-read. A priority group delivers out of ID order, so
+ * its counter is defined by the lag: entries added minus undelivered. */
+void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg) {
+    if (cg->prio) addReplyLongLong(c, (long long)s->entries_added - streamPrioLag(s, cg));
+    else if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
     else addReplyNull(c);
 }
 
@@ -1167,6 +1183,61 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     streamIteratorStop(&si);
     if (arraylen_ptr) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
     return arraylen;
+}
+
+/* Sends one entry as [id, [f, v, ...]] (no header: like
+ * STREAM_RWR_RAWENTRIES) and returns 1, or returns 0 if it does not exist.
+ * With a hint, lookups of increasing IDs within one node scan on from the
+ * previous one instead of from the node's start (priority delivery looks
+ * up each class's entries in ID order, see t_stream_prio.c); the hint
+ * holds no reference: it is used only while its node is the node found
+ * and has not changed since (gen is unique, even across nodes). */
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
+    idtreeIter it;
+    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+    if (!idtreeIterValid(&it)) return 0;
+    streamNode *n = idtreeIterVal(&it);
+    uint32_t pos = 0;
+    size_t jpos = 0;
+    if (hint && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
+        pos = hint->pos;
+        jpos = hint->jpos;
+    }
+    while (pos < n->idx_used) {
+        streamID cur;
+        int64_t numfields;
+        size_t jlen;
+        uint32_t next = nodeParseRecord(n, pos, &cur, &numfields, &jlen);
+        int cmp = streamCompareID(&cur, id);
+        if (cmp > 0) return 0;
+        if (cmp == 0) {
+            if (hint) {
+                hint->node = n;
+                hint->gen = n->gen;
+                hint->pos = next;
+                hint->jpos = jpos + jlen + 1;
+                hint->id = cur;
+            }
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, &cur);
+            addReplyArrayLen(c, (long)numfields * 2);
+            const char *fp = entryFields(n->json + jpos);
+            sds buf = NULL;
+            while (numfields--) {
+                for (int k = 0; k < 2; k++) {
+                    const unsigned char *v;
+                    size_t vl;
+                    readJSONBytes(&fp, &buf, &v, &vl);
+                    addReplyBulk(c, (const char *)v, vl);
+                }
+            }
+            if (buf) sdsfree(buf);
+            return 1;
+        }
+        pos = next;
+        jpos += jlen + 1;
+    }
+    return 0;
 }
 
 /* XREADGROUP with an ID other than ">": the consumer's own pending
@@ -1675,6 +1746,9 @@ void xreadCommand(client *c) {
                 /* An explicit ID reads the consumer's history: always now. */
                 serve_synchronously = 1;
                 serve_history = 1;
+            } else if (groups[i]->prio) {
+                /* Priority: undelivered entries may lie below last_id. */
+                serve_synchronously = streamPrioHasUndelivered(s, groups[i]);
             } else if (s->length) {
                 streamID maxid, *last = &groups[i]->last_id;
                 streamLastValidID(s, &maxid);
@@ -1703,7 +1777,11 @@ void xreadCommand(client *c) {
             int flags = 0;
             if (noack) flags |= STREAM_RWR_NOACK;
             if (serve_history) flags |= STREAM_RWR_HISTORY;
-            streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+            if (groups && !serve_history && groups[i]->prio)
+                streamPrioDeliver(c, s, groups[i], consumer, (size_t)count, noack);
+            else
+                streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer,
+                                     flags);
         }
     }
 
@@ -1757,6 +1835,7 @@ int streamWaiterCanBeServed(redisDb *db, sds key, const streamID *id, sds group)
         stream *s = o->ptr;
         streamCG *cg = streamLookupCG(s, group);
         if (!cg) return 1; /* replies -NOGROUP */
+        if (cg->prio) return streamPrioHasUndelivered(s, cg);
         streamID last;
         return streamLastValidID(s, &last) && streamCompareID(&last, &cg->last_id) > 0;
     }
@@ -1954,18 +2033,18 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     addReplyArrayLen(c, (long)s->num_cgroups);
     for (size_t g = 0; g < s->num_cgroups; g++) {
         streamCG *cg = s->cgroups[g];
-        addReplyMapLen(c, 7);
+        addReplyMapLen(c, 7 + streamPrioInfoFieldCount(cg));
         addReplyBulkCString(c, "name");
         addReplyBulk(c, cg->name, sdslen(cg->name));
         addReplyBulkCString(c, "last-delivered-id");
         addReplyStreamID(c, &cg->last_id);
         addReplyBulkCString(c, "entries-read");
-        if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
-        else addReplyNull(c);
+        streamReplyWithCGEntriesRead(c, s, cg);
         addReplyBulkCString(c, "lag");
         streamReplyWithCGLag(c, s, cg);
         addReplyBulkCString(c, "pel-count");
         addReplyLongLong(c, (long long)idtreeSize(&cg->pel));
+        if (cg->prio) streamPrioReplyInfo(c, s, cg);
 
         addReplyBulkCString(c, "pending");
         long long n = 0;
@@ -2068,7 +2147,7 @@ void xinfoCommand(client *c) {
         addReplyArrayLen(c, (long)s->num_cgroups);
         for (size_t g = 0; g < s->num_cgroups; g++) {
             streamCG *cg = s->cgroups[g];
-            addReplyMapLen(c, 6);
+            addReplyMapLen(c, 6 + streamPrioInfoFieldCount(cg));
             addReplyBulkCString(c, "name");
             addReplyBulk(c, cg->name, sdslen(cg->name));
             addReplyBulkCString(c, "consumers");
@@ -2078,10 +2157,10 @@ void xinfoCommand(client *c) {
             addReplyBulkCString(c, "last-delivered-id");
             addReplyStreamID(c, &cg->last_id);
             addReplyBulkCString(c, "entries-read");
-            if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
-            else addReplyNull(c);
+            streamReplyWithCGEntriesRead(c, s, cg);
             addReplyBulkCString(c, "lag");
             streamReplyWithCGLag(c, s, cg);
+            if (cg->prio) streamPrioReplyInfo(c, s, cg);
         }
     } else if (!strcasecmp(opt, "STREAM")) {
         xinfoReplyWithStreamInfo(c, s);
@@ -2907,6 +2986,7 @@ const objectType streamObjectType = {
 static struct redisCommand xgroupSubcommands[] = {
     {"create", xgroupCommand, -5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
     {"setid", xgroupCommand, -5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
+    {"priority", xgroupCommand, -5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
     {"destroy", xgroupCommand, 4, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
     {"createconsumer", xgroupCommand, 5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
     {"delconsumer", xgroupCommand, 5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},

@@ -83,6 +83,7 @@ typedef struct streamSegment {
 
 typedef struct streamCG streamCG;
 typedef struct streamConsumer streamConsumer;
+typedef struct streamPrio streamPrio; /* t_stream_prio.c */
 
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
@@ -117,6 +118,8 @@ struct streamCG {
     size_t num_consumers;          /* consumers in the array */
     size_t consumers_alloc;        /* slots allocated */
     uint64_t created;              /* creation rank within the stream */
+    streamPrio *prio;              /* priority delivery (t_stream_prio.c),
+                                    * NULL: a plain Redis group */
 };
 
 /* A consumer of a group. */
@@ -288,7 +291,17 @@ void addReplyStreamID(client *c, const streamID *id);
 #define STREAM_RWR_HISTORY (1 << 2)    /* serve the consumer's own PEL */
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
+/* A remembered position for streamReplyWithEntry (no reference held). */
+typedef struct streamEntryHint {
+    const void *node;              /* the node of the last entry found */
+    uint64_t gen;                  /* its gen then */
+    uint32_t pos;                  /* the index record after that entry */
+    size_t jpos;                   /* ... and its text offset */
+    streamID id;                   /* that entry's ID */
+} streamEntryHint;
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
+void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
 long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);
 int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
 
@@ -309,6 +322,29 @@ streamNACK *streamCreateNACK(streamConsumer *consumer);
 void streamFreeNACK(streamNACK *na);
 sds streamCatGroupsJSON(sds out, const stream *s);
 int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err);
+
+/* Priority delivery (t_stream_prio.c, docs/priority.md). */
+typedef struct streamPrioSpec {
+    int mode;                      /* 0 OFF, 1 FAIR, 2 STRICT */
+    uint32_t weights[2];           /* FAIR WEIGHTS high normal */
+    int has_weights;
+    long long max_wait;            /* STRICT MAXWAIT ms */
+    int has_max_wait;
+    sds field;                     /* FIELD name, NULL: unchanged/default */
+} streamPrioSpec;
+int streamPrioParseOrReply(client *c, int *j, streamPrioSpec *spec);
+void streamPrioApply(stream *s, streamCG *cg, const streamPrioSpec *spec);
+void streamPrioSetID(stream *s, streamCG *cg, const streamID *id);
+void streamPrioFree(streamPrio *p);
+streamPrio *streamPrioDup(const streamPrio *p);
+int streamPrioHasUndelivered(stream *s, streamCG *cg);
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack);
+long long streamPrioLag(stream *s, streamCG *cg);
+int streamPrioInfoFieldCount(const streamCG *cg);
+void streamPrioReplyInfo(client *c, stream *s, streamCG *cg);
+sds streamPrioCatJSON(sds out, const streamCG *cg);
+int streamPrioFromJSON(stream *s, streamCG *cg, const cJSON *obj, sds *err);
+size_t streamPrioMemoryUsage(const streamCG *cg);
 
 /* Commands */
 void xaddCommand(client *c);

@@ -102,6 +102,7 @@ streamCG *streamCreateCG(stream *s, const char *name, size_t namelen, const stre
 }
 
 void streamFreeCG(streamCG *cg) {
+    streamPrioFree(cg->prio);
     idtreeClear(&cg->pel, freeNACKVoid);
     for (size_t i = 0; i < cg->num_consumers; i++) streamFreeConsumer(cg->consumers[i]);
     zfree(cg->consumers);
@@ -178,7 +179,11 @@ static void streamMoveNACK(streamNACK *nack, const streamID *id, streamConsumer 
  * ===================================================================== */
 
 /* XGROUP CREATE key group (id|$) [MKSTREAM] [ENTRIESREAD n]
+ *              [PRIORITY OFF | FAIR [WEIGHTS h n] | STRICT [MAXWAIT ms]
+ *               [FIELD name]]
  * XGROUP SETID key group (id|$) [ENTRIESREAD n]
+ * XGROUP PRIORITY key group OFF | FAIR [WEIGHTS h n] | STRICT [MAXWAIT ms]
+ *                 [FIELD name]             (casq: docs/priority.md)
  * XGROUP DESTROY key group
  * XGROUP CREATECONSUMER key group consumer
  * XGROUP DELCONSUMER key group consumer
@@ -191,13 +196,33 @@ void xgroupCommand(client *c) {
     char *opt = c->argv[1];
     int mkstream = 0;
     long long entries_read = SCG_INVALID_ENTRIES_READ;
+    streamPrioSpec prio;
+    int has_prio = 0;
 
     if (c->argc >= 4) {
         int i = 5;
         int create_subcmd = !strcasecmp(opt, "CREATE");
         int setid_subcmd = !strcasecmp(opt, "SETID");
+        if (!strcasecmp(opt, "PRIORITY")) {
+            /* XGROUP PRIORITY key group <spec>: the spec is everything. */
+            i = 4;
+            if (c->argc < 5) {
+                addReplySubcommandSyntaxError(c);
+                return;
+            }
+            if (streamPrioParseOrReply(c, &i, &prio) != C_OK) return;
+            if (i != c->argc) {
+                addReplyErrorSyntax(c);
+                return;
+            }
+            has_prio = 1;
+        }
         while (i < c->argc) {
-            if (create_subcmd && !strcasecmp(c->argv[i], "MKSTREAM")) {
+            if (create_subcmd && !has_prio && !strcasecmp(c->argv[i], "PRIORITY")) {
+                i++;
+                if (streamPrioParseOrReply(c, &i, &prio) != C_OK) return;
+                has_prio = 1;
+            } else if (create_subcmd && !strcasecmp(c->argv[i], "MKSTREAM")) {
                 mkstream = 1;
                 i++;
             } else if ((create_subcmd || setid_subcmd) && !strcasecmp(c->argv[i], "ENTRIESREAD") && i + 1 < c->argc) {
@@ -226,7 +251,8 @@ void xgroupCommand(client *c) {
             return;
         }
         if ((cg = streamLookupCG(s, grpname)) == NULL &&
-            (!strcasecmp(opt, "SETID") || !strcasecmp(opt, "CREATECONSUMER") || !strcasecmp(opt, "DELCONSUMER"))) {
+            (!strcasecmp(opt, "SETID") || !strcasecmp(opt, "CREATECONSUMER") || !strcasecmp(opt, "DELCONSUMER") ||
+             !strcasecmp(opt, "PRIORITY"))) {
             addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", grpname, c->argv[2]);
             return;
         }
@@ -251,7 +277,7 @@ void xgroupCommand(client *c) {
             NULL,
         };
         addReplyHelp(c, help);
-    } else if (!strcasecmp(opt, "CREATE") && (c->argc >= 5 && c->argc <= 8)) {
+    } else if (!strcasecmp(opt, "CREATE") && c->argc >= 5 && (c->argc <= 8 || has_prio)) {
         streamID id;
         if (!strcmp(c->argv[4], "$")) {
             if (s) {
@@ -270,7 +296,9 @@ void xgroupCommand(client *c) {
             s = o->ptr;
             created_key = 1;
         }
-        if (streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read)) {
+        streamCG *created = streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read);
+        if (created) {
+            if (has_prio) streamPrioApply(s, created, &prio);
             addReplyOk(c);
             /* As in Redis, only a key made by MKSTREAM is "modified". */
             if (created_key) signalModifiedKey(c, c->db, c->argv[2], o);
@@ -289,8 +317,17 @@ void xgroupCommand(client *c) {
         }
         cg->last_id = id;
         cg->entries_read = entries_read;
+        /* A priority group: every class restarts after id. */
+        if (cg->prio) streamPrioSetID(s, cg, &id);
         signalKeyStateChanged(c, c->db, o);
         addReplyOk(c);
+        if (cg->prio) signalKeyAsReady(c->db, c->argv[2]);
+    } else if (!strcasecmp(opt, "PRIORITY") && has_prio) {
+        streamPrioApply(s, cg, &prio);
+        signalKeyStateChanged(c, c->db, o);
+        addReplyOk(c);
+        /* A restarted schedule may have entries for blocked readers. */
+        signalKeyAsReady(c->db, c->argv[2]);
     } else if (!strcasecmp(opt, "DESTROY") && c->argc == 4) {
         if (cg) {
             streamDestroyCG(s, cg);
@@ -750,6 +787,10 @@ sds streamCatGroupsJSON(sds out, const stream *s) {
         out = sdscatlen(out, ",\"entries_read\":", 16);
         if (cg->entries_read == SCG_INVALID_ENTRIES_READ) out = sdscatlen(out, "null", 4);
         else out = jsonCatI64(out, cg->entries_read);
+        if (cg->prio) {
+            out = sdscatlen(out, ",\"priority\":", 12);
+            out = streamPrioCatJSON(out, cg);
+        }
         out = sdscatlen(out, ",\"consumers\":[", 14);
         for (size_t k = 0; k < cg->num_consumers; k++) {
             streamConsumer *sc = cg->consumers[k];
@@ -810,7 +851,8 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     snprintf(desc, sizeof(desc), "#%zu", index);
     sds msg = NULL;
     if (!cJSON_IsObject(g)) return groupLoadError(err, desc, sdsnew("expected an object"));
-    static const char *const fields[] = {"name", "last_delivered_id", "entries_read", "consumers", "pending", NULL};
+    static const char *const fields[] = {"name",      "last_delivered_id", "entries_read", "consumers",
+                                         "pending",   "priority",          NULL};
     if (jsonCheckFields(g, fields, "group", &msg) != C_OK) return groupLoadError(err, desc, msg);
 
     sds name = NULL;
@@ -839,6 +881,9 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     streamCG *cg = streamCreateCG(s, name, sdslen(name), &last_id, entries_read);
     sdsfree(name);
     if (!cg) return groupLoadError(err, desc, sdsnew("duplicate group name"));
+    const cJSON *prio = cJSON_GetObjectItemCaseSensitive(g, "priority");
+    if (prio && !cJSON_IsNull(prio) && streamPrioFromJSON(s, cg, prio, &msg) != C_OK)
+        return groupLoadError(err, desc, msg);
 
     const cJSON *consumers = cJSON_GetObjectItemCaseSensitive(g, "consumers");
     if (!cJSON_IsArray(consumers)) return groupLoadError(err, desc, sdsnew("consumers: expected an array"));
