@@ -82,6 +82,8 @@ typedef struct streamSegment {
 
 typedef struct streamCG streamCG;
 typedef struct streamConsumer streamConsumer;
+/* The idempotency window of XADD IDMP/IDMPAUTO (t_stream_idmp.c). */
+typedef struct streamIdmp streamIdmp;
 
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
@@ -102,6 +104,8 @@ typedef struct stream {
     size_t cgroups_alloc;          /* slots allocated in cgroups */
     uint64_t cg_created;           /* creation counter: groups are written to
                                     * the document in creation order */
+    streamIdmp *idmp;              /* XADD IDMP's window and XCFGSET's
+                                    * settings; NULL until first used */
 } stream;
 
 /* Consumer group. */
@@ -303,8 +307,31 @@ void streamFreeNACK(streamNACK *na);
 sds streamCatGroupsJSON(sds out, const stream *s);
 int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err);
 
+/* Groups' references to entries (Redis 8.2's KEEPREF/DELREF/ACKED,
+ * t_stream_group.c). Referenced: pending in some group, or not yet
+ * delivered to some group (above its last delivered ID). */
+int streamEntryIsReferenced(stream *s, const streamID *id);
+/* Removes the entry's pending entries from every group; returns how many. */
+int streamDelEntryRefs(stream *s, const streamID *id);
+/* Acknowledges id in group (drops its NACK); returns 1 if it was pending. */
+int streamAckID(streamCG *group, const streamID *id);
+
+/* The idempotency window (t_stream_idmp.c). */
+sds streamIdmpAutoIID(sds *argv, int64_t numfields);
+int streamIdmpLookup(stream *s, sds pid, sds iid, streamID *id);
+void streamIdmpRecord(stream *s, sds pid, sds iid, const streamID *id);
+streamIdmp *streamIdmpDup(const streamIdmp *src);
+void streamIdmpFree(streamIdmp *w);
+size_t streamIdmpMemoryUsage(const streamIdmp *w);
+void streamIdmpReplyInfo(client *c, stream *s);
+sds streamIdmpCatJSON(sds out, const stream *s);
+int streamIdmpFromJSON(stream *s, const cJSON *v, sds *err);
+
 /* Commands */
 void xaddCommand(client *c);
+void xdelexCommand(client *c);
+void xackdelCommand(client *c);
+void xcfgsetCommand(client *c);
 void xrangeCommand(client *c);
 void xrevrangeCommand(client *c);
 void xlenCommand(client *c);

@@ -174,6 +174,41 @@ static void streamMoveNACK(streamNACK *nack, const streamID *id, streamConsumer 
 }
 
 /* ========================================================================
+ * Groups' references to entries (Redis 8.2: KEEPREF / DELREF / ACKED)
+ * ===================================================================== */
+
+/* Whether some group still needs the entry: it is pending there, or the
+ * group has not been served up to it yet. */
+int streamEntryIsReferenced(stream *s, const streamID *id) {
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = s->cgroups[g];
+        if (streamCompareID(id, &cg->last_id) > 0) return 1;
+        if (idtreeFind(&cg->pel, id)) return 1;
+    }
+    return 0;
+}
+
+int streamDelEntryRefs(stream *s, const streamID *id) {
+    int dropped = 0;
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = s->cgroups[g];
+        streamNACK *nack = idtreeFind(&cg->pel, id);
+        if (nack) {
+            streamDropNACK(cg, id, nack);
+            dropped++;
+        }
+    }
+    return dropped;
+}
+
+int streamAckID(streamCG *group, const streamID *id) {
+    streamNACK *nack = idtreeFind(&group->pel, id);
+    if (!nack) return 0;
+    streamDropNACK(group, id, nack);
+    return 1;
+}
+
+/* ========================================================================
  * XGROUP
  * ===================================================================== */
 
