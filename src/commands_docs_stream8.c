@@ -80,5 +80,26 @@ const commandDoc stream8CommandDocsTable[] = {
         IDS_BLOCK_ARG),
     .redis_arity = -5, .redis_flags = "write fast", .redis_acl = "@write @stream @fast",
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
+{
+    .name = "xnack",
+    .summary = "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
+    .since = "8.8.0",
+    .group = "stream",
+    .complexity = "O(1) for each message ID processed.",
+    .key_specs = KEYSPECS(
+        {.flags = KSPEC_RW|KSPEC_UPDATE, .bs_type = KSPEC_BS_INDEX, .bs.index = {1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
+    .args = ARGS(
+        {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0},
+        {.name = "group", .type = ARG_TYPE_STRING},
+        {.name = "mode", .type = ARG_TYPE_ONEOF,
+         .subargs = ARGS(
+            {.name = "silent", .type = ARG_TYPE_PURE_TOKEN, .token = "SILENT"},
+            {.name = "fail", .type = ARG_TYPE_PURE_TOKEN, .token = "FAIL"},
+            {.name = "fatal", .type = ARG_TYPE_PURE_TOKEN, .token = "FATAL"})},
+        IDS_BLOCK_ARG,
+        {.name = "count", .type = ARG_TYPE_INTEGER, .token = "RETRYCOUNT", .flags = CMD_ARG_OPTIONAL},
+        {.name = "force", .type = ARG_TYPE_PURE_TOKEN, .token = "FORCE", .flags = CMD_ARG_OPTIONAL}),
+    .redis_arity = -7, .redis_flags = "write fast", .redis_acl = "@write @stream @fast",
+    .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {0},
 };

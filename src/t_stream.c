@@ -1202,6 +1202,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     int64_t numfields;
     streamID id;
     int noack = flags & STREAM_RWR_NOACK;
+    int meta = flags & STREAM_RWR_CLAIM_META;
 
     if (group && (flags & STREAM_RWR_HISTORY))
         return streamReplyWithRangeFromConsumerPEL(c, s, start, count, consumer);
@@ -1221,7 +1222,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
             group->last_id = id;
         }
 
-        addReplyArrayLen(c, 2);
+        addReplyArrayLen(c, meta ? 4 : 2);
         addReplyStreamID(c, &id);
         addReplyArrayLen(c, (long)numfields * 2);
         while (numfields--) {
@@ -1230,6 +1231,10 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
             streamIteratorGetField(&si, &f, &fl, &v, &vl);
             addReplyBulk(c, (const char *)f, fl);
             addReplyBulk(c, (const char *)v, vl);
+        }
+        if (meta) { /* a new entry: never delivered before */
+            addReplyLongLong(c, 0);
+            addReplyLongLong(c, 0);
         }
 
         if (group && !noack) {
@@ -1669,8 +1674,8 @@ void xlenCommand(client *c) {
  * ===================================================================== */
 
 /* XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
- * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK]
- *            STREAMS key [key ...] id [id ...] */
+ * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [CLAIM min-idle]
+ *            [NOACK] STREAMS key [key ...] id [id ...] */
 void xreadCommand(client *c) {
     long long timeout = -1; /* -1: no BLOCK */
     long long count = 0;
@@ -1683,6 +1688,7 @@ void xreadCommand(client *c) {
     int xreadgroup = sdslen(c->argv[0]) == 10;
     sds groupname = NULL;
     sds consumername = NULL;
+    long long claim_idle = -1; /* CLAIM min-idle-time (Redis 8.4), -1: none */
 
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - i - 1;
@@ -1721,6 +1727,19 @@ void xreadCommand(client *c) {
                 return;
             }
             noack = 1;
+        } else if (!strcasecmp(o, "CLAIM") && moreargs) {
+            if (!xreadgroup) {
+                addReplyError(c, "The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &claim_idle, "min-idle-time must be a positive integer") !=
+                C_OK)
+                return;
+            if (claim_idle < 0) {
+                addReplyError(c, "min-idle-time must be a positive integer");
+                return;
+            }
         } else {
             addReplyErrorSyntax(c);
             return;
@@ -1831,6 +1850,12 @@ void xreadCommand(client *c) {
                     *gt = *last;
                 }
             }
+            /* CLAIM: idle pending entries are served too, before new ones. */
+            if (!serve_history && !serve_synchronously && claim_idle >= 0 &&
+                streamGroupHasIdlePending(groups[i], claim_idle)) {
+                serve_synchronously = 1;
+                *gt = groups[i]->last_id;
+            }
             consumer = streamLookupConsumer(groups[i], consumername);
             if (consumer == NULL) consumer = streamCreateConsumer(groups[i], consumername);
             consumer->seen_time = commandTimeSnapshot();
@@ -1851,7 +1876,18 @@ void xreadCommand(client *c) {
             int flags = 0;
             if (noack) flags |= STREAM_RWR_NOACK;
             if (serve_history) flags |= STREAM_RWR_HISTORY;
-            streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+            if (groups && !serve_history && claim_idle >= 0) {
+                /* CLAIM: the idle pending entries first, then new ones up
+                 * to COUNT, every entry with its delivery metadata. */
+                void *lenp = addReplyDeferredLen(c);
+                size_t n = streamReplyClaimIdlePending(c, s, groups[i], consumer, claim_idle, (size_t)count);
+                if (!count || n < (size_t)count)
+                    n += streamReplyWithRange(c, s, &start, NULL, count ? (size_t)count - n : 0, 0, groups[i], consumer,
+                                              flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
+                setDeferredArrayLen(c, lenp, (long)n);
+            } else {
+                streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+            }
         }
     }
 
@@ -3210,6 +3246,7 @@ struct redisCommand streamCommandTable[] = {
     {"xdelex", xdelexCommand, -5, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xackdel", xackdelCommand, -6, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xcfgset", xcfgsetCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xnack", xnackCommand, -7, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xtrim", xtrimCommand, -4, CMD_WRITE, 1, 1, 1, "write stream slow", NULL},
     {"xsetid", xsetidCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xack", xackCommand, -4, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},

@@ -283,6 +283,8 @@ void addReplyStreamID(client *c, const streamID *id);
 #define STREAM_RWR_NOACK (1 << 0)      /* do not create PEL entries */
 #define STREAM_RWR_RAWENTRIES (1 << 1) /* no array header: just the entries */
 #define STREAM_RWR_HISTORY (1 << 2)    /* serve the consumer's own PEL */
+#define STREAM_RWR_CLAIM_META (1 << 3) /* XREADGROUP CLAIM: each new entry gets
+                                        * its delivery metadata, 0 and 0 */
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
@@ -315,6 +317,10 @@ int streamEntryIsReferenced(stream *s, const streamID *id);
 int streamDelEntryRefs(stream *s, const streamID *id);
 /* Acknowledges id in group (drops its NACK); returns 1 if it was pending. */
 int streamAckID(streamCG *group, const streamID *id);
+/* XREADGROUP ... CLAIM (Redis 8.4, t_stream_group.c). */
+int streamGroupHasIdlePending(streamCG *cg, long long minidle);
+size_t streamReplyClaimIdlePending(client *c, stream *s, streamCG *cg, streamConsumer *consumer, long long minidle,
+                                   size_t count);
 
 /* The idempotency window (t_stream_idmp.c). */
 sds streamIdmpAutoIID(sds *argv, int64_t numfields);
@@ -332,6 +338,7 @@ void xaddCommand(client *c);
 void xdelexCommand(client *c);
 void xackdelCommand(client *c);
 void xcfgsetCommand(client *c);
+void xnackCommand(client *c);
 void xrangeCommand(client *c);
 void xrevrangeCommand(client *c);
 void xlenCommand(client *c);

@@ -209,6 +209,175 @@ int streamAckID(streamCG *group, const streamID *id) {
 }
 
 /* ========================================================================
+ * XREADGROUP ... CLAIM min-idle-time (Redis 8.4)
+ * ===================================================================== */
+
+/* Whether the group has a pending entry idle for at least minidle ms. */
+int streamGroupHasIdlePending(streamCG *cg, long long minidle) {
+    long long now = commandTimeSnapshot();
+    idtreeIter it;
+    for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNACK *nack = idtreeIterVal(&it);
+        if (now - nack->delivery_time >= minidle) return 1;
+    }
+    return 0;
+}
+
+/* One entry as XREADGROUP CLAIM replies it: [id, [field, value ...],
+ * ms idle before this delivery, delivery count]. Returns 0 if the entry
+ * no longer exists (nothing replied). */
+static int streamReplyEntryWithMeta(client *c, stream *s, const streamID *id, long long idle, uint64_t count) {
+    streamIterator si;
+    streamID got;
+    int64_t numfields;
+    streamIteratorStart(&si, s, id, id, 0);
+    if (!streamIteratorGetID(&si, &got, &numfields)) {
+        streamIteratorStop(&si);
+        return 0;
+    }
+    addReplyArrayLen(c, 4);
+    addReplyStreamID(c, &got);
+    addReplyArrayLen(c, (long)numfields * 2);
+    while (numfields--) {
+        const unsigned char *f, *v;
+        size_t fl, vl;
+        streamIteratorGetField(&si, &f, &fl, &v, &vl);
+        addReplyBulk(c, (const char *)f, fl);
+        addReplyBulk(c, (const char *)v, vl);
+    }
+    streamIteratorStop(&si);
+    addReplyLongLong(c, idle);
+    addReplyLongLong(c, (long long)count);
+    return 1;
+}
+
+/* The claim phase of XREADGROUP CLAIM: the group's pending entries idle
+ * for at least minidle ms, in ID order, up to count (0: all), are
+ * delivered to consumer as XCLAIM would (owner, delivery time, count)
+ * and replied with their delivery metadata (raw entries, no array
+ * header). Pending entries whose stream entry is gone are dropped, as
+ * XAUTOCLAIM does. Returns the number of entries replied. */
+size_t streamReplyClaimIdlePending(client *c, stream *s, streamCG *cg, streamConsumer *consumer, long long minidle,
+                                   size_t count) {
+    long long now = commandTimeSnapshot();
+    size_t n = 0;
+    idtreeIter it;
+    idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
+    while (idtreeIterValid(&it) && (!count || n < count)) {
+        streamID id = *idtreeIterKey(&it);
+        streamNACK *nack = idtreeIterVal(&it);
+        long long idle = now - nack->delivery_time;
+        if (idle < minidle) {
+            idtreeIterNext(&it);
+            continue;
+        }
+        if (!streamEntryExists(s, &id)) {
+            streamDropNACK(cg, &id, nack);
+            idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
+            continue;
+        }
+        nack->delivery_time = now;
+        nack->delivery_count++;
+        streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
+        consumer->active_time = now;
+        streamReplyEntryWithMeta(c, s, &id, idle < 0 ? 0 : idle, nack->delivery_count);
+        n++;
+        idtreeIterNext(&it);
+    }
+    return n;
+}
+
+/* ========================================================================
+ * XNACK (Redis 8.8)
+ * ===================================================================== */
+
+#define XNACK_SILENT 0 /* the delivery did not count: delivery count - 1 */
+#define XNACK_FAIL 1   /* it counted: delivery count unchanged */
+#define XNACK_FATAL 2  /* never retry: delivery count at its maximum */
+
+/* XNACK key group SILENT|FAIL|FATAL IDS numids id [id ...] [RETRYCOUNT count]
+ *
+ * Releases pending entries back to the group without acknowledging them:
+ * they become idle at once (their delivery time goes back to 0), so the
+ * next XREADGROUP ... CLAIM or XAUTOCLAIM of any consumer takes them, and
+ * the mode adjusts their delivery count (RETRYCOUNT sets it instead).
+ * They stay listed under their last consumer until claimed. Replies the
+ * number of entries released (IDs not pending in the group are skipped).
+ * FORCE (create pending entries for IDs nobody holds) is not supported:
+ * casq's pending entries always have an owner. */
+void xnackCommand(client *c) {
+    int mode;
+    if (!strcasecmp(c->argv[3], "SILENT")) mode = XNACK_SILENT;
+    else if (!strcasecmp(c->argv[3], "FAIL")) mode = XNACK_FAIL;
+    else if (!strcasecmp(c->argv[3], "FATAL")) mode = XNACK_FATAL;
+    else {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    long numids = 0;
+    int ids_pos = 0;
+    long long retrycount = -1;
+    for (int i = 4; i < c->argc; i++) {
+        int moreargs = c->argc - 1 - i;
+        if (!strcasecmp(c->argv[i], "IDS") && moreargs && !ids_pos) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[i + 1], 1, LONG_MAX, &numids,
+                                              "Number of IDs must be a positive integer") != C_OK)
+                return;
+            if (numids > c->argc - (i + 2)) {
+                addReplyError(c, "The `numids` parameter must match the number of arguments");
+                return;
+            }
+            ids_pos = i + 2;
+            i += 1 + (int)numids;
+        } else if (!strcasecmp(c->argv[i], "RETRYCOUNT") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++i], &retrycount, NULL) != C_OK) return;
+            if (retrycount < 0) {
+                addReplyError(c, "Invalid RETRYCOUNT option argument for XNACK");
+                return;
+            }
+        } else if (!strcasecmp(c->argv[i], "FORCE")) {
+            addReplyError(c, "XNACK FORCE is not supported by casq (pending entries always have an owner)");
+            return;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+    if (!ids_pos) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)numids);
+    for (long k = 0; k < numids; k++) {
+        if (streamParseStrictIDOrReply(c, c->argv[ids_pos + k], &ids[k], 0, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) goto cleanup;
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (!group) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
+        goto cleanup;
+    }
+    long long released = 0;
+    for (long k = 0; k < numids; k++) {
+        streamNACK *nack = idtreeFind(&group->pel, &ids[k]);
+        if (!nack) continue;
+        if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
+        else if (mode == XNACK_SILENT && nack->delivery_count) nack->delivery_count--;
+        else if (mode == XNACK_FATAL) nack->delivery_count = LLONG_MAX;
+        nack->delivery_time = 0;
+        released++;
+    }
+    if (released) signalKeyStateChanged(c, c->db, o);
+    addReplyLongLong(c, released);
+cleanup:
+    zfree(ids);
+}
+
+/* ========================================================================
  * XGROUP
  * ===================================================================== */
 
