@@ -2229,7 +2229,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     /* radix-tree-keys / radix-tree-nodes describe casq's own index: the
      * number of entry nodes (Redis's listpacks, split by the same rule)
      * and the B+tree nodes indexing them (0 for an empty stream). */
-    addReplyMapLen(c, full ? 15 : 16);
+    addReplyMapLen(c, (full ? 9 : 10) + (s->idmp ? 6 : 0));
     addReplyBulkCString(c, "length");
     addReplyLongLong(c, (long long)s->length);
     addReplyBulkCString(c, "radix-tree-keys");
@@ -2244,7 +2244,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     addReplyLongLong(c, (long long)s->entries_added);
     addReplyBulkCString(c, "recorded-first-entry-id");
     addReplyStreamID(c, &s->first_id);
-    streamIdmpReplyInfo(c, s); /* Redis 8.6: six more fields */
+    streamIdmpReplyInfo(c, s); /* Redis 8.6: six more fields, once used */
 
     if (!full) {
         addReplyBulkCString(c, "groups");

@@ -329,7 +329,7 @@ void streamIdmpRecord(stream *s, sds pid, sds iid, const streamID *id);
 streamIdmp *streamIdmpDup(const streamIdmp *src);
 void streamIdmpFree(streamIdmp *w);
 size_t streamIdmpMemoryUsage(const streamIdmp *w);
-void streamIdmpReplyInfo(client *c, stream *s);
+int streamIdmpReplyInfo(client *c, stream *s);
 sds streamIdmpCatJSON(sds out, const stream *s);
 int streamIdmpFromJSON(stream *s, const cJSON *v, sds *err);
 

@@ -263,26 +263,29 @@ size_t streamIdmpMemoryUsage(const streamIdmp *w) {
     return n;
 }
 
-/* XINFO STREAM's six IDMP fields (Redis 8.6), as map pairs. */
-void streamIdmpReplyInfo(client *c, stream *s) {
+/* XINFO STREAM's six IDMP fields (Redis 8.6), as map pairs, for a stream
+ * whose window was used (XADD IDMP/IDMPAUTO or XCFGSET); returns how many
+ * pairs it replied (0 or 6). A stream that never used it replies exactly
+ * what Redis 7.2 does (casq reports 7.2 as its version, README). */
+int streamIdmpReplyInfo(client *c, stream *s) {
     streamIdmp *w = s->idmp;
+    if (!w) return 0;
+    idmpExpire(w, commandTimeSnapshot());
     uint64_t iids = 0;
-    if (w) {
-        idmpExpire(w, commandTimeSnapshot());
-        for (size_t i = 0; i < w->nproducers; i++) iids += w->producers[i]->count;
-    }
+    for (size_t i = 0; i < w->nproducers; i++) iids += w->producers[i]->count;
     addReplyBulkCString(c, "idmp-duration");
-    addReplyLongLong(c, w ? w->duration : server.cfg.stream_idmp_duration);
+    addReplyLongLong(c, w->duration);
     addReplyBulkCString(c, "idmp-maxsize");
-    addReplyLongLong(c, w ? w->maxsize : server.cfg.stream_idmp_maxsize);
+    addReplyLongLong(c, w->maxsize);
     addReplyBulkCString(c, "pids-tracked");
-    addReplyLongLong(c, w ? (long long)w->nproducers : 0);
+    addReplyLongLong(c, (long long)w->nproducers);
     addReplyBulkCString(c, "iids-tracked");
     addReplyLongLong(c, (long long)iids);
     addReplyBulkCString(c, "iids-added");
-    addReplyLongLong(c, w ? (long long)w->iids_added : 0);
+    addReplyLongLong(c, (long long)w->iids_added);
     addReplyBulkCString(c, "iids-duplicates");
-    addReplyLongLong(c, w ? (long long)w->iids_duplicates : 0);
+    addReplyLongLong(c, (long long)w->iids_duplicates);
+    return 6;
 }
 
 /* ========================================================================
