@@ -67,6 +67,26 @@ const commandDoc stream8CommandDocsTable[] = {
     .redis_arity = -2, .redis_flags = "write fast", .redis_acl = "@write @stream @fast",
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
+    .name = "xdeadletter",
+    .summary = "casq: sets or removes a consumer group's dead-letter policy (entries delivered more than max-deliveries times, or rejected with XNACK FATAL, move to another stream).",
+    .since = "0.1.0",
+    .group = "stream",
+    .complexity = "O(1)",
+    .key_specs = KEYSPECS(
+        {.flags = KSPEC_RW|KSPEC_UPDATE, .bs_type = KSPEC_BS_INDEX, .bs.index = {1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
+    .args = ARGS(
+        {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0},
+        {.name = "group", .type = ARG_TYPE_STRING},
+        {.name = "policy", .type = ARG_TYPE_ONEOF,
+         .subargs = ARGS(
+            {.name = "target", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "dlq-key", .type = ARG_TYPE_STRING},
+                {.name = "max-deliveries", .type = ARG_TYPE_INTEGER})},
+            {.name = "off", .type = ARG_TYPE_PURE_TOKEN, .token = "OFF"})}),
+    .redis_arity = -4, .redis_flags = "write denyoom", .redis_acl = "@write @stream @slow",
+    .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
+{
     .name = "xdelex",
     .summary = "Deletes one or multiple entries from the stream, with control over the consumer groups' references to them.",
     .since = "8.2.0",

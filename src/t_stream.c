@@ -606,6 +606,9 @@ stream *streamDup(const stream *src) {
         const streamCG *scg = src->cgroups[i];
         streamCG *cg = streamCreateCG(s, scg->name, sdslen(scg->name), &scg->last_id, scg->entries_read);
         cg->created = scg->created;
+        if (scg->dlq_key) cg->dlq_key = sdsdup(scg->dlq_key);
+        cg->dlq_max = scg->dlq_max;
+        cg->dlq_count = scg->dlq_count;
         for (size_t j = 0; j < scg->num_consumers; j++) {
             const streamConsumer *sc = scg->consumers[j];
             streamConsumer *consumer = streamCreateConsumer(cg, sc->name);
@@ -1851,8 +1854,8 @@ void xreadCommand(client *c) {
                 }
             }
             /* CLAIM: idle pending entries are served too, before new ones. */
-            if (!serve_history && !serve_synchronously && claim_idle >= 0 &&
-                streamGroupHasIdlePending(groups[i], claim_idle)) {
+            if (!serve_history && claim_idle >= 0 && streamGroupPrepareClaim(c, key, s, groups[i], claim_idle) &&
+                !serve_synchronously) {
                 serve_synchronously = 1;
                 *gt = groups[i]->last_id;
             }
@@ -1880,7 +1883,7 @@ void xreadCommand(client *c) {
                 /* CLAIM: the idle pending entries first, then new ones up
                  * to COUNT, every entry with its delivery metadata. */
                 void *lenp = addReplyDeferredLen(c);
-                size_t n = streamReplyClaimIdlePending(c, s, groups[i], consumer, claim_idle, (size_t)count);
+                size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)count);
                 if (!count || n < (size_t)count)
                     n += streamReplyWithRange(c, s, &start, NULL, count ? (size_t)count - n : 0, 0, groups[i], consumer,
                                               flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
@@ -2264,7 +2267,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     addReplyArrayLen(c, (long)s->num_cgroups);
     for (size_t g = 0; g < s->num_cgroups; g++) {
         streamCG *cg = s->cgroups[g];
-        addReplyMapLen(c, 7);
+        addReplyMapLen(c, 7 + (cg->dlq_key ? 3 : 0));
         addReplyBulkCString(c, "name");
         addReplyBulk(c, cg->name, sdslen(cg->name));
         addReplyBulkCString(c, "last-delivered-id");
@@ -2276,6 +2279,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
         streamReplyWithCGLag(c, s, cg);
         addReplyBulkCString(c, "pel-count");
         addReplyLongLong(c, (long long)idtreeSize(&cg->pel));
+        streamDeadLetterReplyInfo(c, cg); /* casq: a group with a policy */
 
         addReplyBulkCString(c, "pending");
         long long n = 0;
@@ -2378,7 +2382,7 @@ void xinfoCommand(client *c) {
         addReplyArrayLen(c, (long)s->num_cgroups);
         for (size_t g = 0; g < s->num_cgroups; g++) {
             streamCG *cg = s->cgroups[g];
-            addReplyMapLen(c, 6);
+            addReplyMapLen(c, 6 + (cg->dlq_key ? 3 : 0));
             addReplyBulkCString(c, "name");
             addReplyBulk(c, cg->name, sdslen(cg->name));
             addReplyBulkCString(c, "consumers");
@@ -2392,6 +2396,7 @@ void xinfoCommand(client *c) {
             else addReplyNull(c);
             addReplyBulkCString(c, "lag");
             streamReplyWithCGLag(c, s, cg);
+            streamDeadLetterReplyInfo(c, cg); /* casq: a group with a policy */
         }
     } else if (!strcasecmp(opt, "STREAM")) {
         xinfoReplyWithStreamInfo(c, s);
@@ -3247,6 +3252,7 @@ struct redisCommand streamCommandTable[] = {
     {"xackdel", xackdelCommand, -6, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xcfgset", xcfgsetCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xnack", xnackCommand, -7, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xdeadletter", xdeadletterCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "write stream slow", NULL},
     {"xtrim", xtrimCommand, -4, CMD_WRITE, 1, 1, 1, "write stream slow", NULL},
     {"xsetid", xsetidCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xack", xackCommand, -4, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},

@@ -120,6 +120,12 @@ struct streamCG {
     size_t num_consumers;          /* consumers in the array */
     size_t consumers_alloc;        /* slots allocated */
     uint64_t created;              /* creation rank within the stream */
+    /* Dead-lettering (casq, XDEADLETTER): an entry about to be delivered
+     * more than dlq_max times, or rejected with XNACK FATAL, is moved to
+     * the stream dlq_key instead. */
+    sds dlq_key;                   /* NULL: no policy */
+    uint64_t dlq_max;              /* deliveries allowed */
+    uint64_t dlq_count;            /* entries dead-lettered so far */
 };
 
 /* A consumer of a group. */
@@ -317,10 +323,20 @@ int streamEntryIsReferenced(stream *s, const streamID *id);
 int streamDelEntryRefs(stream *s, const streamID *id);
 /* Acknowledges id in group (drops its NACK); returns 1 if it was pending. */
 int streamAckID(streamCG *group, const streamID *id);
+/* Dead-lettering (casq, t_stream_group.c). */
+#define STREAM_DLQ_MAX_DELIVERIES "max-deliveries"
+#define STREAM_DLQ_XNACK_FATAL "xnack-fatal"
+/* Whether delivering the pending entry again would pass the group's limit. */
+static inline int streamDeadLetterDue(const streamCG *cg, const streamNACK *nack) {
+    return cg->dlq_key && nack->delivery_count >= cg->dlq_max;
+}
+int streamDeadLetter(client *c, sds key, stream *s, streamCG *cg, const streamID *id, streamNACK *nack,
+                     const char *reason);
+int streamDeadLetterReplyInfo(client *c, streamCG *cg);
 /* XREADGROUP ... CLAIM (Redis 8.4, t_stream_group.c). */
-int streamGroupHasIdlePending(streamCG *cg, long long minidle);
-size_t streamReplyClaimIdlePending(client *c, stream *s, streamCG *cg, streamConsumer *consumer, long long minidle,
-                                   size_t count);
+int streamGroupPrepareClaim(client *c, sds key, stream *s, streamCG *cg, long long minidle);
+size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
+                                   long long minidle, size_t count);
 
 /* The idempotency window (t_stream_idmp.c). */
 sds streamIdmpAutoIID(sds *argv, int64_t numfields);
@@ -339,6 +355,7 @@ void xdelexCommand(client *c);
 void xackdelCommand(client *c);
 void xcfgsetCommand(client *c);
 void xnackCommand(client *c);
+void xdeadletterCommand(client *c);
 void xrangeCommand(client *c);
 void xrevrangeCommand(client *c);
 void xlenCommand(client *c);

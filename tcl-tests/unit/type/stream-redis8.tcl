@@ -566,6 +566,124 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
     } {{xackdel 8.2.0 xcfgset 8.6.0 xdelex 8.2.0 xnack 8.8.0} {{8.2.0 {Added the `KEEPREF`, `DELREF` and `ACKED` options.}} {8.6.0 {Added the `IDMP` and `IDMPAUTO` options.}}} {{8.4.0 {Added the `CLAIM` option.}}}}
 }
 
+# Dead-lettering: casq's own (issue 11), XDEADLETTER key group dlq-key
+# max-deliveries | OFF. No redis.io page: README "Dead-lettering".
+start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal}} {
+    # The dead-letter entries of dlq as {source id group consumer deliveries
+    # reason fields...} lists.
+    proc dlq_entries {key} {
+        set res {}
+        foreach e [r xrange $key - +] {
+            set f [lindex $e 1]
+            lappend res [concat [dict get $f dlq-source] [dict get $f dlq-id] [dict get $f dlq-group] \
+                [dict get $f dlq-consumer] [dict get $f dlq-deliveries] [dict get $f dlq-reason] [lrange $f 12 end]]
+        }
+        return $res
+    }
+
+    test {Dead-lettering with XAUTOCLAIM: past max-deliveries the entry moves, atomically} {
+        r del dlq
+        r8_setup 2
+        assert_equal OK [r xdeadletter s g dlq 2]
+        r xreadgroup GROUP g alice STREAMS s >
+        set a [r xautoclaim s g bob 0 0]
+        set b [r xautoclaim s g carol 0 0]
+        list [lindex $a 1] $b [r8_pel s g] [dlq_entries dlq] [r xlen s]
+    } {{{1-0 {i 1}} {2-0 {i 2}}} {0-0 {} {}} {} {{s 1-0 g bob 2 max-deliveries i 1} {s 2-0 g bob 2 max-deliveries i 2}} 2}
+
+    test {Dead-lettering with XCLAIM and XREADGROUP CLAIM} {
+        r del dlq
+        r8_setup 2
+        r xdeadletter s g dlq 1
+        r xreadgroup GROUP g alice STREAMS s >
+        set a [r xclaim s g bob 0 1-0]
+        set b [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
+        list $a $b [r8_pel s g] [llength [dlq_entries dlq]]
+    } {{} {} {} 2}
+
+    test {Dead-lettering with XNACK FATAL: at once, the last consumer recorded} {
+        r del dlq
+        r8_setup 2
+        r xdeadletter s g dlq 10
+        r xreadgroup GROUP g alice STREAMS s >
+        set n [r xnack s g FATAL IDS 1 2-0]
+        list $n [r8_pel s g] [dlq_entries dlq]
+    } {1 {{1-0 alice 1}} {{s 2-0 g alice 9223372036854775807 xnack-fatal i 2}}}
+
+    test {Dead-lettering: XNACK FAIL counts, then CLAIM dead-letters it} {
+        r del dlq
+        r8_setup 1
+        r xdeadletter s g dlq 2
+        r xreadgroup GROUP g alice STREAMS s >
+        r xnack s g FAIL IDS 1 1-0
+        set a [r8_entries [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]]
+        r xnack s g FAIL IDS 1 1-0
+        set b [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
+        list [lindex $a 0 3] $b [dlq_entries dlq]
+    } {2 {} {{s 1-0 g bob 2 max-deliveries i 1}}}
+
+    test {Dead-lettering: XINFO GROUPS and STREAM FULL show the policy; OFF removes it} {
+        r del dlq
+        r8_setup 1
+        r xdeadletter s g dlq 1
+        r xreadgroup GROUP g alice STREAMS s >
+        r xautoclaim s g bob 0 0
+        set grp [lindex [r xinfo groups s] 0]
+        set full [lindex [dict get [r xinfo stream s FULL] groups] 0]
+        r xdeadletter s g OFF
+        set off [lindex [r xinfo groups s] 0]
+        list [dict get $grp dead-letter-key] [dict get $grp dead-letter-max-deliveries] [dict get $grp dead-lettered] \
+             [dict get $full dead-lettered] [dict exists $off dead-letter-key]
+    } {dlq 1 1 1 0}
+
+    test {Dead-lettering: a blocked reader of the dead-letter stream is woken} {
+        r del dlq
+        r8_setup 1
+        r xdeadletter s g dlq 1
+        r xreadgroup GROUP g alice STREAMS s >
+        set rd [redis_deferring_client]
+        $rd xread BLOCK 5000 STREAMS dlq $
+        wait_for_blocked_client
+        r xautoclaim s g bob 0 0
+        set rep [$rd read]
+        $rd close
+        list [lindex $rep 0 0] [dict get [lindex $rep 0 1 0 1] dlq-id]
+    } {dlq 1-0}
+
+    test {Dead-lettering: a dead-letter key of another type keeps the entry pending} {
+        r del dlq
+        r8_setup 1
+        r xdeadletter s g dlq 1
+        r xreadgroup GROUP g alice STREAMS s >
+        r set dlq x
+        set a [lindex [r xautoclaim s g bob 0 0 JUSTID] 1]
+        list $a [r8_pel s g]
+    } {1-0 {{1-0 bob 1}}}
+
+    test {Dead-lettering inside MULTI with XAUTOCLAIM} {
+        r del dlq
+        r8_setup 1
+        r xdeadletter s g dlq 1
+        r xreadgroup GROUP g alice STREAMS s >
+        r multi
+        r xautoclaim s g bob 0 0
+        r xlen dlq
+        set res [r exec]
+        lindex $res 1
+    } {1}
+
+    test {XDEADLETTER errors} {
+        r8_setup 1
+        r set str x
+        set res {}
+        foreach args {{s g dlq 0} {s g dlq x} {s g s 3} {s nog dlq 1} {s g dlq} {s g dlq 1 extra} {str g dlq 1} {s g str 1}} {
+            catch {r xdeadletter {*}$args} e
+            lappend res $e
+        }
+        set res
+    } {{ERR max-deliveries must be a positive integer} {ERR value is not an integer or out of range} {ERR the dead-letter stream must be another key} {NOGROUP No such key 's' or consumer group 'nog'} {ERR syntax error} {ERR syntax error} {WRONGTYPE Operation against a key holding the wrong kind of value} {WRONGTYPE Operation against a key holding the wrong kind of value}}
+}
+
 # The idempotency window is in the state document: it survives a kill -9.
 start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} casq_overrides {stream-id-mode liberal}} {
     test {XADD IDMP after kill -9: the retry gets the original ID (xadd, casq durability)} {
