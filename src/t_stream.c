@@ -1692,6 +1692,7 @@ void xreadCommand(client *c) {
     sds groupname = NULL;
     sds consumername = NULL;
     long long claim_idle = -1; /* CLAIM min-idle-time (Redis 8.4), -1: none */
+    long long maxcount = 0;    /* MAXCOUNT (Redis 8.10): entries in total, 0: no limit */
 
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - i - 1;
@@ -1730,6 +1731,10 @@ void xreadCommand(client *c) {
                 return;
             }
             noack = 1;
+        } else if (!strcasecmp(o, "MAXCOUNT") && moreargs) {
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxcount, NULL) != C_OK) return;
+            if (maxcount < 0) maxcount = 0;
         } else if (!strcasecmp(o, "CLAIM") && moreargs) {
             if (!xreadgroup) {
                 addReplyError(c, "The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
@@ -1830,6 +1835,7 @@ void xreadCommand(client *c) {
     /* Serve what can be served now. */
     size_t arraylen = 0;
     void *arraylen_ptr = NULL;
+    long long served = 0; /* entries so far, for MAXCOUNT */
     for (int i = 0; i < streams_count; i++) {
         sds key = c->argv[streams_arg + i];
         robj *o = lookupKeyRead(c, c->db, key);
@@ -1869,6 +1875,11 @@ void xreadCommand(client *c) {
             if (streamCompareID(&maxid, gt) > 0) serve_synchronously = 1;
         }
 
+        /* MAXCOUNT reached: the remaining streams are not served. */
+        if (maxcount && served >= maxcount) serve_synchronously = 0;
+        long long scount = count;
+        if (maxcount && (!scount || scount > maxcount - served)) scount = maxcount - served;
+
         if (serve_synchronously) {
             arraylen++;
             if (arraylen == 1) arraylen_ptr = addReplyDeferredLen(c);
@@ -1883,13 +1894,15 @@ void xreadCommand(client *c) {
                 /* CLAIM: the idle pending entries first, then new ones up
                  * to COUNT, every entry with its delivery metadata. */
                 void *lenp = addReplyDeferredLen(c);
-                size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)count);
-                if (!count || n < (size_t)count)
-                    n += streamReplyWithRange(c, s, &start, NULL, count ? (size_t)count - n : 0, 0, groups[i], consumer,
-                                              flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
+                size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)scount);
+                if (!scount || n < (size_t)scount)
+                    n += streamReplyWithRange(c, s, &start, NULL, scount ? (size_t)scount - n : 0, 0, groups[i],
+                                              consumer, flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
                 setDeferredArrayLen(c, lenp, (long)n);
+                served += (long long)n;
             } else {
-                streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+                served += (long long)streamReplyWithRange(c, s, &start, NULL, (size_t)scount, 0,
+                                                          groups ? groups[i] : NULL, consumer, flags);
             }
         }
     }

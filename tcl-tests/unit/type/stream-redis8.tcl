@@ -4,6 +4,7 @@
 #   8.6  XADD ... IDMP producer-id idempotent-id | IDMPAUTO producer-id,
 #        XCFGSET, XINFO STREAM's idmp-* / pids-* / iids-* fields
 #   8.8  XNACK key group SILENT|FAIL|FATAL IDS n id ... [RETRYCOUNT c]
+#   8.10 MAXCOUNT of XREAD and XREADGROUP (MAXSIZE is not implemented)
 #
 # There is no Redis 8 server on these machines (the redis-server the suite
 # runs against is 7.2), so these tests are casq-only; each one names the
@@ -355,6 +356,40 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
     } {1-0 2}
 
     # --------------------------------------------------------------------
+    # MAXCOUNT of XREAD / XREADGROUP (redis.io: xread, xreadgroup)
+    # --------------------------------------------------------------------
+
+    test {XREAD MAXCOUNT limits the entries in total across the streams (xread)} {
+        r del a b c
+        stream_fill a 1 3
+        stream_fill b 1 3
+        stream_fill c 1 3
+        set r1 [r xread MAXCOUNT 4 STREAMS a b c 0 0 0]
+        set r2 [r xread COUNT 1 MAXCOUNT 2 STREAMS a b c 0 0 0]
+        set r3 [r xread MAXCOUNT 0 COUNT 1 STREAMS a b c 0 0 0]
+        list $r1 $r2 [llength $r3]
+    } {{{a {{1-0 {i 1}} {2-0 {i 2}} {3-0 {i 3}}}} {b {{1-0 {i 1}}}}} {{a {{1-0 {i 1}}}} {b {{1-0 {i 1}}}}} 3}
+
+    test {XREADGROUP MAXCOUNT: only the entries replied are delivered (xreadgroup)} {
+        r del a b
+        stream_fill a 1 2
+        stream_fill b 1 2
+        r xgroup create a g 0
+        r xgroup create b g 0
+        set rep [r xreadgroup GROUP g c MAXCOUNT 3 STREAMS a b > >]
+        list $rep [r8_pel a g] [r8_pel b g]
+    } {{{a {{1-0 {i 1}} {2-0 {i 2}}}} {b {{1-0 {i 1}}}}} {{1-0 c 1} {2-0 c 1}} {{1-0 c 1}}}
+
+    test {XREADGROUP MAXCOUNT with CLAIM counts the claimed entries (xreadgroup)} {
+        r8_setup 3
+        r xreadgroup GROUP g alice COUNT 1 STREAMS s >
+        set rep [r xreadgroup GROUP g bob MAXCOUNT 2 CLAIM 0 STREAMS s >]
+        set ids {}
+        foreach e [r8_entries $rep] {lappend ids [lindex $e 0]}
+        set ids
+    } {1-0 2-0}
+
+    # --------------------------------------------------------------------
     # XNACK (redis.io: xnack)
     # --------------------------------------------------------------------
 
@@ -557,13 +592,13 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
     } {100 100 1 1 7}
 
     test {COMMAND DOCS: the Redis 8 commands and options are documented with their versions} {
-        set d [r command docs xdelex xackdel xcfgset xnack]
+        set d [r command docs xdelex xackdel xcfgset xnack xdeadletter]
         set res {}
         foreach {name doc} $d {lappend res $name [dict get $doc since]}
         set xadd [dict get [lindex [r command docs xadd] 1] history]
         set xrg [dict get [lindex [r command docs xreadgroup] 1] history]
         list [lsort -stride 2 $res] [lrange $xadd end-1 end] $xrg
-    } {{xackdel 8.2.0 xcfgset 8.6.0 xdelex 8.2.0 xnack 8.8.0} {{8.2.0 {Added the `KEEPREF`, `DELREF` and `ACKED` options.}} {8.6.0 {Added the `IDMP` and `IDMPAUTO` options.}}} {{8.4.0 {Added the `CLAIM` option.}}}}
+    } {{xackdel 8.2.0 xcfgset 8.6.0 xdeadletter 0.1.0 xdelex 8.2.0 xnack 8.8.0} {{8.2.0 {Added the `KEEPREF`, `DELREF` and `ACKED` options.}} {8.6.0 {Added the `IDMP` and `IDMPAUTO` options.}}} {{8.4.0 {Added the `CLAIM` option.}} {8.10.0 {Added the `MAXCOUNT` option (casq: `MAXSIZE` is not implemented).}}}}
 }
 
 # Dead-lettering: casq's own (issue 11), XDEADLETTER key group dlq-key
