@@ -506,7 +506,7 @@ size_t streamMemoryUsage(const stream *s) {
         for (size_t j = 0; j < cg->num_consumers; j++)
             sum += zmalloc_size(cg->consumers[j]) + idtreeMemoryUsage(&cg->consumers[j]->pel);
     }
-    return sum;
+    return sum + streamIdmpMemoryUsage(s->idmp);
 }
 
 static size_t nodeAllocSize(const streamNode *n) {
@@ -552,7 +552,7 @@ size_t streamObjectComputeSize(const stream *s, long long samples) {
             if (sc->json_name) asize += sdsAllocSize(sc->json_name);
         }
     }
-    return asize;
+    return asize + streamIdmpMemoryUsage(s->idmp);
 }
 
 /* Bytes of a node's master_fields record (varint n, n x (varint len, bytes)). */

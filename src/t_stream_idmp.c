@@ -270,15 +270,24 @@ size_t streamIdmpMemoryUsage(const streamIdmp *w) {
 int streamIdmpReplyInfo(client *c, stream *s) {
     streamIdmp *w = s->idmp;
     if (!w) return 0;
-    idmpExpire(w, commandTimeSnapshot());
-    uint64_t iids = 0;
-    for (size_t i = 0; i < w->nproducers; i++) iids += w->producers[i]->count;
+    /* Count what has not expired, without dropping anything: XINFO is a
+     * read and changes no state. */
+    long long horizon = commandTimeSnapshot() - w->duration * 1000;
+    uint64_t iids = 0, pids = 0;
+    for (size_t i = 0; i < w->nproducers; i++) {
+        streamIdmpProducer *p = w->producers[i];
+        uint64_t live = 0;
+        for (uint32_t k = 0; k < p->count; k++)
+            if (producerAt(p, k)->added_ms > horizon) live++;
+        iids += live;
+        pids += live != 0;
+    }
     addReplyBulkCString(c, "idmp-duration");
     addReplyLongLong(c, w->duration);
     addReplyBulkCString(c, "idmp-maxsize");
     addReplyLongLong(c, w->maxsize);
     addReplyBulkCString(c, "pids-tracked");
-    addReplyLongLong(c, (long long)w->nproducers);
+    addReplyLongLong(c, (long long)pids);
     addReplyBulkCString(c, "iids-tracked");
     addReplyLongLong(c, (long long)iids);
     addReplyBulkCString(c, "iids-added");
