@@ -1544,12 +1544,13 @@ const commandDoc commandDocsTable[] = {
     .group = "stream",
     .complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
     .history = HISTORY(
-        {"8.10.0", "Added the `MAXCOUNT` option (casq: `MAXSIZE` is not implemented)."}),
+        {"8.10.0", "Added the `MAXCOUNT` and `MAXSIZE` options."}),
     .key_specs = KEYSPECS(
         {.flags = KSPEC_RO|KSPEC_ACCESS, .bs_type = KSPEC_BS_KEYWORD, .bs.keyword = {"STREAMS", 1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {-1, 1, 2}}),
     .args = ARGS(
         {.name = "count", .type = ARG_TYPE_INTEGER, .token = "COUNT", .flags = CMD_ARG_OPTIONAL},
         {.name = "maxcount", .type = ARG_TYPE_INTEGER, .token = "MAXCOUNT", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxsize", .type = ARG_TYPE_INTEGER, .token = "MAXSIZE", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "BLOCK", .flags = CMD_ARG_OPTIONAL},
         {.name = "streams", .type = ARG_TYPE_BLOCK, .token = "STREAMS",
          .subargs = ARGS(
@@ -1565,7 +1566,7 @@ const commandDoc commandDocsTable[] = {
     .complexity = "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.",
     .history = HISTORY(
         {"8.4.0", "Added the `CLAIM` option."},
-        {"8.10.0", "Added the `MAXCOUNT` option (casq: `MAXSIZE` is not implemented)."}),
+        {"8.10.0", "Added the `MAXCOUNT` and `MAXSIZE` options."}),
     .key_specs = KEYSPECS(
         {.flags = KSPEC_RO|KSPEC_ACCESS, .bs_type = KSPEC_BS_KEYWORD, .bs.keyword = {"STREAMS", 4}, .fk_type = KSPEC_FK_RANGE, .fk.range = {-1, 1, 2}}),
     .args = ARGS(
@@ -1575,6 +1576,7 @@ const commandDoc commandDocsTable[] = {
             {.name = "consumer", .type = ARG_TYPE_STRING})},
         {.name = "count", .type = ARG_TYPE_INTEGER, .token = "COUNT", .flags = CMD_ARG_OPTIONAL},
         {.name = "maxcount", .type = ARG_TYPE_INTEGER, .token = "MAXCOUNT", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxsize", .type = ARG_TYPE_INTEGER, .token = "MAXSIZE", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "BLOCK", .flags = CMD_ARG_OPTIONAL},
         {.name = "min-idle-time", .type = ARG_TYPE_INTEGER, .token = "CLAIM", .since = "8.4.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "noack", .type = ARG_TYPE_PURE_TOKEN, .token = "NOACK", .flags = CMD_ARG_OPTIONAL},

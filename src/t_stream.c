@@ -1197,6 +1197,15 @@ static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const st
  * advance, each entry enters the PELs (unless STREAM_RWR_NOACK), and with
  * STREAM_RWR_HISTORY the consumer's own PEL is served instead. Returns the
  * number of entries sent. */
+/* XREAD/XREADGROUP ... MAXSIZE (Redis 8.10): while a read runs with it,
+ * the length c->pending may reach before no further entry is replied (0:
+ * no limit). A soft cap: the entry that crosses it is replied whole. */
+static size_t streamReplyByteLimit = 0;
+
+int streamReplyBudgetExhausted(client *c) {
+    return streamReplyByteLimit && sdslen(c->pending) >= streamReplyByteLimit;
+}
+
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags) {
     void *arraylen_ptr = NULL;
@@ -1259,6 +1268,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 
         arraylen++;
         if (count && count == arraylen) break;
+        if (streamReplyBudgetExhausted(c)) break;
     }
     streamIteratorStop(&si);
     if (arraylen_ptr) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
@@ -1693,6 +1703,8 @@ void xreadCommand(client *c) {
     sds consumername = NULL;
     long long claim_idle = -1; /* CLAIM min-idle-time (Redis 8.4), -1: none */
     long long maxcount = 0;    /* MAXCOUNT (Redis 8.10): entries in total, 0: no limit */
+    long long maxsize = 0;     /* MAXSIZE (Redis 8.10): reply bytes, soft, 0: no limit */
+    int count_given = 0;
 
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - i - 1;
@@ -1704,6 +1716,7 @@ void xreadCommand(client *c) {
             i++;
             if (getLongLongFromObjectOrReply(c, c->argv[i], &count, NULL) != C_OK) return;
             if (count < 0) count = 0;
+            count_given = 1;
         } else if (!strcasecmp(o, "STREAMS") && moreargs) {
             streams_arg = i + 1;
             streams_count = (c->argc - streams_arg);
@@ -1733,8 +1746,21 @@ void xreadCommand(client *c) {
             noack = 1;
         } else if (!strcasecmp(o, "MAXCOUNT") && moreargs) {
             i++;
-            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxcount, NULL) != C_OK) return;
-            if (maxcount < 0) maxcount = 0;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxcount, "MAXCOUNT must be a positive integer") !=
+                C_OK)
+                return;
+            if (maxcount <= 0) {
+                addReplyError(c, "MAXCOUNT must be a positive integer");
+                return;
+            }
+        } else if (!strcasecmp(o, "MAXSIZE") && moreargs) {
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxsize, "MAXSIZE must be a positive integer") != C_OK)
+                return;
+            if (maxsize <= 0) {
+                addReplyError(c, "MAXSIZE must be a positive integer");
+                return;
+            }
         } else if (!strcasecmp(o, "CLAIM") && moreargs) {
             if (!xreadgroup) {
                 addReplyError(c, "The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
@@ -1756,6 +1782,10 @@ void xreadCommand(client *c) {
 
     if (streams_arg == 0) {
         addReplyErrorSyntax(c);
+        return;
+    }
+    if (maxcount && count_given && count > maxcount) {
+        addReplyError(c, "MAXCOUNT must be greater than or equal to COUNT");
         return;
     }
     if (xreadgroup && groupname == NULL) {
@@ -1836,6 +1866,7 @@ void xreadCommand(client *c) {
     size_t arraylen = 0;
     void *arraylen_ptr = NULL;
     long long served = 0; /* entries so far, for MAXCOUNT */
+    streamReplyByteLimit = maxsize ? sdslen(c->pending) + (size_t)maxsize : 0;
     for (int i = 0; i < streams_count; i++) {
         sds key = c->argv[streams_arg + i];
         robj *o = lookupKeyRead(c, c->db, key);
@@ -1875,8 +1906,8 @@ void xreadCommand(client *c) {
             if (streamCompareID(&maxid, gt) > 0) serve_synchronously = 1;
         }
 
-        /* MAXCOUNT reached: the remaining streams are not served. */
-        if (maxcount && served >= maxcount) serve_synchronously = 0;
+        /* MAXCOUNT or MAXSIZE reached: the remaining streams are not served. */
+        if ((maxcount && served >= maxcount) || streamReplyBudgetExhausted(c)) serve_synchronously = 0;
         long long scount = count;
         if (maxcount && (!scount || scount > maxcount - served)) scount = maxcount - served;
 
@@ -1907,6 +1938,7 @@ void xreadCommand(client *c) {
         }
     }
 
+    streamReplyByteLimit = 0;
     if (arraylen) {
         if (c->resp == 2) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
         else setDeferredMapLen(c, arraylen_ptr, (long)arraylen);

@@ -294,6 +294,9 @@ void addReplyStreamID(client *c, const streamID *id);
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
+/* XREAD/XREADGROUP ... MAXSIZE: whether the running read's reply reached
+ * its byte budget (never, outside such a read). */
+int streamReplyBudgetExhausted(client *c);
 long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);
 int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
 

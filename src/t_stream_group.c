@@ -304,6 +304,7 @@ size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, 
         consumer->active_time = now;
         streamReplyEntryWithMeta(c, s, &id, idle < 0 ? 0 : idle, nack->delivery_count);
         n++;
+        if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
         idtreeIterNext(&it);
     }
     return n;

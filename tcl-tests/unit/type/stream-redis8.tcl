@@ -4,7 +4,7 @@
 #   8.6  XADD ... IDMP producer-id idempotent-id | IDMPAUTO producer-id,
 #        XCFGSET, XINFO STREAM's idmp-* / pids-* / iids-* fields
 #   8.8  XNACK key group SILENT|FAIL|FATAL IDS n id ... [RETRYCOUNT c]
-#   8.10 MAXCOUNT of XREAD and XREADGROUP (MAXSIZE is not implemented)
+#   8.10 MAXCOUNT and MAXSIZE of XREAD and XREADGROUP
 #
 # There is no Redis 8 server on these machines (the redis-server the suite
 # runs against is 7.2), so these tests are casq-only; each one names the
@@ -366,9 +366,38 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         stream_fill c 1 3
         set r1 [r xread MAXCOUNT 4 STREAMS a b c 0 0 0]
         set r2 [r xread COUNT 1 MAXCOUNT 2 STREAMS a b c 0 0 0]
-        set r3 [r xread MAXCOUNT 0 COUNT 1 STREAMS a b c 0 0 0]
-        list $r1 $r2 [llength $r3]
-    } {{{a {{1-0 {i 1}} {2-0 {i 2}} {3-0 {i 3}}}} {b {{1-0 {i 1}}}}} {{a {{1-0 {i 1}}}} {b {{1-0 {i 1}}}}} 3}
+        # The page's example: COUNT 2 MAXCOUNT 3 gives 2 from the first, 1 from the second.
+        set r3 [r xread COUNT 2 MAXCOUNT 3 STREAMS a b c 0 0 0]
+        list $r1 $r2 [llength $r3] [llength [lindex $r3 0 1]] [llength [lindex $r3 1 1]]
+    } {{{a {{1-0 {i 1}} {2-0 {i 2}} {3-0 {i 3}}}} {b {{1-0 {i 1}}}}} {{a {{1-0 {i 1}}}} {b {{1-0 {i 1}}}}} 2 2 1}
+
+    test {XREAD MAXSIZE: a soft byte cap, at least one entry (xread)} {
+        r del a b
+        r xadd a 1-0 f [string repeat x 100]
+        r xadd a 2-0 f [string repeat x 100]
+        r xadd b 1-0 f [string repeat x 100]
+        set one [r xread MAXSIZE 1 STREAMS a b 0 0]
+        set two [r xread MAXSIZE 150 STREAMS a b 0 0]
+        set all [r xread MAXSIZE 100000 STREAMS a b 0 0]
+        r del e
+        set empty [r xread MAXSIZE 1 STREAMS e 0]
+        list [llength [lindex $one 0 1]] [llength $one] [llength [lindex $two 0 1]] [llength $all] $empty
+    } {1 1 2 2 {}}
+
+    test {XREADGROUP MAXSIZE: only the entries replied become pending (xreadgroup)} {
+        r8_setup 3
+        r xreadgroup GROUP g c MAXSIZE 1 STREAMS s >
+        r8_pel s g
+    } {{1-0 c 1}}
+
+    test {MAXCOUNT / MAXSIZE errors (xread)} {
+        set res {}
+        foreach args {{MAXCOUNT 0} {MAXCOUNT -1} {MAXCOUNT x} {MAXSIZE 0} {MAXSIZE x} {COUNT 5 MAXCOUNT 2}} {
+            catch {r xread {*}$args STREAMS s 0} e
+            lappend res $e
+        }
+        set res
+    } {{ERR MAXCOUNT must be a positive integer} {ERR MAXCOUNT must be a positive integer} {ERR MAXCOUNT must be a positive integer} {ERR MAXSIZE must be a positive integer} {ERR MAXSIZE must be a positive integer} {ERR MAXCOUNT must be greater than or equal to COUNT}}
 
     test {XREADGROUP MAXCOUNT: only the entries replied are delivered (xreadgroup)} {
         r del a b
@@ -598,7 +627,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set xadd [dict get [lindex [r command docs xadd] 1] history]
         set xrg [dict get [lindex [r command docs xreadgroup] 1] history]
         list [lsort -stride 2 $res] [lrange $xadd end-1 end] $xrg
-    } {{xackdel 8.2.0 xcfgset 8.6.0 xdeadletter 0.1.0 xdelex 8.2.0 xnack 8.8.0} {{8.2.0 {Added the `KEEPREF`, `DELREF` and `ACKED` options.}} {8.6.0 {Added the `IDMP` and `IDMPAUTO` options.}}} {{8.4.0 {Added the `CLAIM` option.}} {8.10.0 {Added the `MAXCOUNT` option (casq: `MAXSIZE` is not implemented).}}}}
+    } {{xackdel 8.2.0 xcfgset 8.6.0 xdeadletter 0.1.0 xdelex 8.2.0 xnack 8.8.0} {{8.2.0 {Added the `KEEPREF`, `DELREF` and `ACKED` options.}} {8.6.0 {Added the `IDMP` and `IDMPAUTO` options.}}} {{8.4.0 {Added the `CLAIM` option.}} {8.10.0 {Added the `MAXCOUNT` and `MAXSIZE` options.}}}}
 }
 
 # Dead-lettering: casq's own (issue 11), XDEADLETTER key group dlq-key
