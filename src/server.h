@@ -370,6 +370,8 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long stream_idmp_duration;     /* XADD IDMP window: seconds (Redis 8.6) */
+    long long stream_idmp_maxsize;      /* ... and ids per producer */
     long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
     long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
     long long list_max_listpack_size;   /* t_list.c: OBJECT ENCODING rule */
