@@ -237,6 +237,7 @@ static void nodeLeaveSegment(streamNode *n) {
     n->seg = NULL;
     stream *s = g->owner;
     s->inline_bytes += sdslen(n->json);
+    idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
     if (g->nlive == 0) streamDropSegment(s, g);
     streamMaybeWantSeal(s);
 }
@@ -473,12 +474,14 @@ static inline const char *entryFields(const char *p) { return strchr(p + 2, '"')
 stream *streamNew(void) {
     stream *s = zcalloc(sizeof(*s));
     idtreeInit(&s->nodes);
+    idtreeInit(&s->inline_nodes);
     return s;
 }
 
 void freeStream(stream *s) {
     if (!s) return;
     if (s->seal_queued) segmentStreamFreed(s);
+    idtreeClear(&s->inline_nodes, NULL);
     idtreeClear(&s->nodes, nodeFree);
     for (uint32_t i = 0; i < s->nsegs; i++) {
         segmentDropped(s->segs[i]->name);
@@ -494,7 +497,7 @@ void freeStream(stream *s) {
 unsigned long streamLength(const robj *o) { return ((const stream *)o->ptr)->length; }
 
 size_t streamMemoryUsage(const stream *s) {
-    size_t sum = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes);
+    size_t sum = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes) + idtreeMemoryUsage(&s->inline_nodes);
     idtreeIter it;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
@@ -594,8 +597,11 @@ static streamNode *nodeDup(const streamNode *src) {
 stream *streamDup(const stream *src) {
     stream *s = streamNew();
     idtreeIter it;
-    for (idtreeSeek(&it, &src->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
-        idtreeInsert(&s->nodes, idtreeIterKey(&it), nodeDup(idtreeIterVal(&it)), NULL);
+    for (idtreeSeek(&it, &src->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = nodeDup(idtreeIterVal(&it));
+        idtreeInsert(&s->nodes, idtreeIterKey(&it), n, NULL);
+        idtreeInsert(&s->inline_nodes, idtreeIterKey(&it), n, NULL);
+    }
     s->length = src->length;
     s->last_id = src->last_id;
     s->first_id = src->first_id;
@@ -770,6 +776,7 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     if (!n) {
         n = nodeNew(&id, argv, numfields);
         idtreeInsert(&s->nodes, &id, n, NULL);
+        idtreeInsert(&s->inline_nodes, &id, n, NULL);
         same = 1;
     } else {
         same = nodeSameFields(n, argv, numfields);
@@ -946,6 +953,7 @@ static int streamFirstValidID(stream *s, streamID *id) {
 static void streamRemoveNode(stream *s, streamNode *n) {
     nodeLeaveSegment(n);
     s->inline_bytes -= sdslen(n->json);
+    idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
     idtreeRemove(&s->nodes, &n->master_id, NULL);
     nodeFree(n);
 }
@@ -2567,6 +2575,11 @@ void streamSetInlineAll(int on) { streamInlineAll = on; }
 
 static inline int nodeWrittenInline(const streamNode *n) { return streamInlineAll || !n->seg; }
 
+/* The nodes whose entries the root holds (every node for an export). */
+static inline const idtree *streamJSONNodes(const stream *s) {
+    return streamInlineAll ? &s->nodes : &s->inline_nodes;
+}
+
 /* The root's record of a segment (docs/state-format.md):
  * {"name":..,"first_id":..,"last_id":..,"count":..,"bytes":..,"crc32":..,
  *  "live_count":..,"live":[[from,to],...]} where "live" lists the ID ranges
@@ -2661,7 +2674,7 @@ sds streamCatJSON(sds out, const stream *s) {
     out = sdsMakeRoomFor(out, s->inline_bytes + idtreeSize(&s->nodes) + 64);
     int first = 1;
     idtreeIter it;
-    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
@@ -2675,7 +2688,7 @@ void streamDocJSON(storeDoc *d, const stream *s) {
     d->own = streamCatJSONHead(d->own, s);
     int first = 1;
     idtreeIter it;
-    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) d->own = sdscatlen(d->own, ",", 1);
@@ -2870,6 +2883,7 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
             if (old->nlive == 0) streamDropSegment(s, old);
         } else if (n) {
             s->inline_bytes -= sdslen(n->json);
+            idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
         }
         segmentAddSlot(g, &alloc, n);
     }
@@ -3233,6 +3247,7 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
         if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL);
         segmentAddSlot(ms->seg, &ms->slots_alloc, made[m].node);
         s->inline_bytes -= sdslen(made[m].node->json);
+        idtreeRemove(&s->inline_nodes, &made[m].node->master_id, NULL);
     }
     for (i = 1; i < nsrc; i++) {
         streamSegment *g = src[i].seg;

@@ -89,6 +89,9 @@ typedef struct streamIdmp streamIdmp;
 
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
+    idtree inline_nodes;           /* the same for the nodes not sealed (the
+                                    * root's entries): a commit walks only
+                                    * these, not a backlog's every node */
     streamSegment **segs;          /* its segments, oldest first */
     uint32_t nsegs;                /* segments in segs */
     uint32_t segs_alloc;           /* slots allocated in segs */
