@@ -13,9 +13,10 @@
  * What Redis has and casq has not (README "Scripting"): the cjson,
  * cmsgpack, struct and bit libraries, redis.setresp (scripts speak RESP2 to
  * the server), redis.set_repl / redis.replicate_commands (no replication),
- * SCRIPT DEBUG, and the busy-script machinery (lua-time-limit, BUSY
- * replies, SCRIPT KILL of a running script): a script that never returns
- * blocks the server. FUNCTION / FCALL are not implemented. */
+ * the debug library, SCRIPT DEBUG, and the busy-script machinery
+ * (lua-time-limit, BUSY replies, SCRIPT KILL of a running script): a script
+ * that never returns blocks the server. FUNCTION / FCALL are not
+ * implemented. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -388,7 +389,8 @@ static void scriptingInitLua(void) {
     luaLoadLib(L, LUA_TABLIBNAME, luaopen_table);
     luaLoadLib(L, LUA_STRLIBNAME, luaopen_string);
     luaLoadLib(L, LUA_MATHLIBNAME, luaopen_math);
-    luaLoadLib(L, LUA_DBLIBNAME, luaopen_debug);
+    /* Not the debug library: debug.getregistry() and debug.setmetatable()
+     * would let a script break the tables the server itself relies on. */
     /* No file access from a script. */
     lua_pushnil(L);
     lua_setglobal(L, "loadfile");
@@ -429,6 +431,9 @@ static void scriptingInitLua(void) {
     lua_settable(L, -3);
     lua_pushstring(L, "__newindex");
     lua_pushcfunction(L, luaReadonlyNewindex);
+    lua_settable(L, -3);
+    lua_pushstring(L, "__metatable"); /* setmetatable() cannot lift it */
+    lua_pushboolean(L, 0);
     lua_settable(L, -3);
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_ENV);
@@ -688,14 +693,16 @@ static int luaErrorHandler(lua_State *L) {
     return 1;
 }
 
-/* Sets the global table `name` to argv[0..n-1]. */
+/* Sets the global table `name` to argv[0..n-1]. Raw: outside a protected
+ * call, a metamethod a script put on _G must not run (and fail). */
 static void luaSetGlobalArray(lua_State *L, const char *name, sds *argv, int n) {
+    lua_pushstring(L, name);
     lua_createtable(L, n, 0);
     for (int j = 0; j < n; j++) {
         lua_pushlstring(L, argv[j], sdslen(argv[j]));
         lua_rawseti(L, -2, j + 1);
     }
-    lua_setglobal(L, name);
+    lua_rawset(L, LUA_GLOBALSINDEX);
 }
 
 /* Runs the function on the top of the stack for c with its KEYS/ARGV. */

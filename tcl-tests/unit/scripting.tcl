@@ -176,6 +176,44 @@ start_server {tags {"scripting"}} {
         list [r eval {return redis.sha1hex('')} 0] [r eval {return redis.sha1hex('Pizza & Mandolino')} 0]
     } {da39a3ee5e6b4b0d3255bfef95601890afd80709 74822d82031af7493c20eefa13bd07ec4fada82f}
 
+    test {EVAL - redis.sha1hex around the SHA-1 padding boundaries} {
+        set got {}
+        foreach n {55 56 63 64 65 119 120 1000} {
+            lappend got [r eval {return redis.sha1hex(string.rep('a', tonumber(ARGV[1])))} 0 $n]
+        }
+        set got
+    } {c1c8bbdc22796e28c0e15163d20899b65621d65a c2db330f6083854c99d4b5bfb6e8f29f201be699 03f09f5b158a7a8cdad920bddc29b81c18a551f5 0098ba824b5c16427bd7a1122a5a442a25ec644d 11655326c708d70319be2610e8a57d9a5b959d3b ee971065aaa017e0632a8ca6c77bb3bf8b1dfc56 f34c1488385346a55709ba056ddd08280dd4c6d6 291e9a6c66994949b57ba5e650361e98fc36b1ba}
+
+    test {EVAL - A self-referencing table hits the nesting limit} {
+        # The reply nests ~1000 arrays around the error (too deep for the
+        # Tcl client): its first lines are arrays of one, and the server
+        # still answers.
+        set c [redis_client]
+        $c readraw 1
+        $c write [format_command eval {local t = {}; t[1] = t; return t} 0]
+        $c flush
+        set first [list [$c read] [$c read]]
+        $c close
+        list $first [r ping]
+    } {{*1 *1} PONG}
+
+    test {EVAL - Stack overflow, error(nil) and error(123)} {
+        catch {r eval {local function f(n) return f(n+1)+1 end return f(1)} 0} e
+        assert_match {ERR user_script:1: stack overflow script: *} $e
+        catch {r eval {error(nil)} 0} e
+        assert_match {ERR nil script: *} $e
+        catch {r eval {error(123)} 0} e
+        assert_match {ERR user_script:1: 123 script: *} $e
+    }
+
+    test {EVAL - An error inside a returned array} {
+        r readraw 1
+        set res [r eval {return {1, {err='E1 inner'}, 3}} 0]
+        set lines [list $res [r read] [r read] [r read]]
+        r readraw 0
+        set lines
+    } {*3 :1 {-E1 inner} :3}
+
     test {EVALSHA - Can we call a SHA1 if already defined?} {
         r eval {return 'hello'} 0
         r evalsha [r eval {return redis.sha1hex([[return 'hello']])} 0] 0

@@ -27,6 +27,7 @@ SKIPPED on a server without it, with the reason. Ends with
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,12 +43,12 @@ DRIVE = os.path.join(HERE, "frameworks", "drive.py")
 NOT_COMPARED = {"sent_seconds", "all_seconds", "burst1_seconds", "worker_exit", "skipped", "traceback"}
 
 
-def drive(which, server, t):
+def drive(which, server, t, env=None):
     url = "redis://127.0.0.1:%d/0" % server.port
     workdir = tempfile.mkdtemp(prefix="casq-fw-%s-%s." % (which, server.kind))
     try:
         p = subprocess.run([PY, DRIVE, which, url, workdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=240, cwd=workdir)
+                           timeout=240, cwd=workdir, env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         t.check("%s on %s: the scenario ends" % (which, server.kind), False, "timed out; logs in " + workdir)
         return None
@@ -133,6 +134,32 @@ def compare(which, outs, t):
     t.eq("%s: casq's outcome is redis-server's" % which, {}, diff)
 
 
+def kill_and_restart(server):
+    """SIGKILL, then the same server again on the same port and directory."""
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait()
+    log = open(server.logpath, "ab")
+    server.proc = subprocess.Popen(server.command_line(server.port), stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, cwd=server.dir)
+    log.close()
+    return server.wait_ready(server.port, timeout=30)
+
+
+def crash_rq(server, t):
+    """casq only: jobs acknowledged before a SIGKILL all run after it."""
+    n = "rq on casq across a SIGKILL: "
+    o = drive("rq-crash-enqueue", server, t)
+    if not o or "job_ids" not in o:
+        return
+    if not t.check(n + "casq restarts on its document", kill_and_restart(server), casqtest.tail(server.log())):
+        return
+    o = drive("rq-crash-work", server, t, env={"FW_JOB_IDS": json.dumps(o["job_ids"])})
+    if not o:
+        return
+    t.eq(n + "the 30 enqueued jobs are all in the queue, in order", True, o.get("queued_after_restart"))
+    t.eq(n + "and all run", list(range(10, 40)), o.get("results"))
+
+
 def main():
     t = casqtest.Results("frameworks")
     servers = {}
@@ -154,6 +181,7 @@ def main():
                 if kind == "redis" and "skipped" in o:
                     t.check("%s on redis-server: nothing skipped" % which, False, o["skipped"])
             compare(which, outs, t)
+        crash_rq(servers["casq"], t)
     finally:
         for kind, s in servers.items():
             s.stop(t)

@@ -5,6 +5,8 @@ compare between casq and redis-server.
 
     drive.py celery redis://127.0.0.1:PORT/0 WORKDIR
     drive.py rq     redis://127.0.0.1:PORT/0 WORKDIR
+    drive.py rq-crash-enqueue URL WORKDIR; (kill -9, restart)
+    FW_JOB_IDS='[...]' drive.py rq-crash-work URL WORKDIR
 
 Each scenario runs in a process of its own (Celery and RQ keep connection
 pools and threads per process) and starts its workers as subprocesses in
@@ -100,9 +102,12 @@ def scenario_celery(url, workdir, out):
             return
 
         t0 = time.time()
-        results = []
-        for i in range(N_TASKS - N_LATER):
-            results.append(fwcelery.add.delay(i, i))
+        # Sent from 8 threads (Celery's producer pool is thread-safe): on
+        # casq each publish waits for its commit, and concurrent ones share
+        # a group commit, as a real web tier's would.
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(lambda i: fwcelery.add.delay(i, i), range(N_TASKS - N_LATER)))
         later = []
         for k in range(N_LATER):
             i = N_TASKS - N_LATER + k
@@ -238,11 +243,48 @@ def scenario_rq(url, workdir, out):
                          "the server has no scripting"
 
 
+# ---------------------------------------------------------------------------
+# RQ across a crash of the server (casq only: run by frameworks.py around a
+# SIGKILL and a restart): jobs enqueued, and acknowledged, before the kill
+# are all there after it and all run.
+# ---------------------------------------------------------------------------
+N_CRASH = 30
+
+
+def scenario_rq_crash_enqueue(url, workdir, out):
+    import redis
+    from rq import Queue
+    sys.path.insert(0, HERE)
+    import fwrq
+    r = redis.Redis.from_url(url)
+    r.flushall()
+    q = Queue("crashq", connection=r)
+    out["job_ids"] = [q.enqueue(fwrq.add, i, 10).id for i in range(N_CRASH)]
+
+
+def scenario_rq_crash_work(url, workdir, out):
+    import redis
+    from rq import Queue
+    from rq.job import Job
+    r = redis.Redis.from_url(url)
+    q = Queue("crashq", connection=r)
+    ids = json.loads(os.environ["FW_JOB_IDS"])
+    out["queued_after_restart"] = q.job_ids == ids
+    log = open(os.path.join(workdir, "rq-crash.log"), "wb")
+    out["burst_rc"] = subprocess.run(["/usr/bin/rq", "worker", "--burst", "--url", url, "--path", HERE, "crashq"],
+                                     cwd=workdir, env=worker_env(url), stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, timeout=120).returncode
+    log.close()
+    jobs = Job.fetch_many(ids, connection=r)
+    out["results"] = [j.return_value() if j else None for j in jobs]
+
+
 def main():
     which, url, workdir = sys.argv[1:4]
     out = {}
     try:
-        {"celery": scenario_celery, "rq": scenario_rq}[which](url, workdir, out)
+        {"celery": scenario_celery, "rq": scenario_rq, "rq-crash-enqueue": scenario_rq_crash_enqueue,
+         "rq-crash-work": scenario_rq_crash_work}[which](url, workdir, out)
     except Exception as e:  # reported, never a crash without output
         import traceback
         out["error"] = "%s: %s" % (type(e).__name__, e)
