@@ -151,7 +151,7 @@ static inline const char *chunkGet(const listChunk *ch, int i, size_t *len) {
     size_t start = ch->offs[ch->off + i];
     size_t end = i + 1 < ch->n ? ch->offs[ch->off + i + 1] : ch->bend;
     *len = end - start;
-    return ch->buf + start;
+    return ch->buf ? ch->buf + start : ""; /* only empty elements so far */
 }
 
 static inline size_t chunkBytes(const listChunk *ch) { return ch->bend - ch->bstart; }
