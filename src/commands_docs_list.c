@@ -1,7 +1,8 @@
 /* commands_docs_list.c -- COMMAND DOCS entries of the list commands
  * (t_list.c), in commands_docs.h's structures: what Redis publishes about
  * them (summary, history, key specs, arguments), as redis-server 7.0
- * reports them with COMMAND DOCS and COMMAND INFO, with 7.2's reworded
+ * reports them with COMMAND DOCS and COMMAND INFO (less the noscript flag
+ * of the blocking commands, which 7.2 dropped), with 7.2's reworded
  * summaries. Sorted by name. */
 #include "commands_docs.h"
 
@@ -32,7 +33,7 @@ const commandDoc listCommandDocsTable[] = {
             {.name = "left", .type = ARG_TYPE_PURE_TOKEN, .token = "LEFT"},
             {.name = "right", .type = ARG_TYPE_PURE_TOKEN, .token = "RIGHT"})},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = 6, .redis_flags = "write denyoom noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = 6, .redis_flags = "write denyoom blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "blmpop",
@@ -66,7 +67,7 @@ const commandDoc listCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "brpop",
@@ -81,7 +82,7 @@ const commandDoc listCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "brpoplpush",
@@ -101,7 +102,7 @@ const commandDoc listCommandDocsTable[] = {
         {.name = "source", .type = ARG_TYPE_KEY, .key_spec_index = 0},
         {.name = "destination", .type = ARG_TYPE_KEY, .key_spec_index = 1},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = 4, .redis_flags = "write denyoom noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = 4, .redis_flags = "write denyoom blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "lindex",

@@ -1,7 +1,8 @@
 /* commands_docs_zset.c -- COMMAND DOCS entries of the sorted set commands
  * (t_zset.c), in commands_docs.h's structures: what Redis publishes about
  * them (summary, history, key specs, arguments), as redis-server 7.0
- * reports them with COMMAND DOCS and COMMAND INFO, updated with what 7.2
+ * reports them with COMMAND DOCS and COMMAND INFO (less the noscript flag
+ * of the blocking commands, which 7.2 dropped), updated with what 7.2
  * changed (the reworded summaries, ZRANK and ZREVRANK WITHSCORE). Sorted
  * by name. */
 #include "commands_docs.h"
@@ -44,7 +45,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "bzpopmin",
@@ -59,7 +60,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "zadd",
