@@ -830,7 +830,9 @@ static void lremCommand(client *c) {
     sds ele = c->argv[3];
     int dir = LIST_TAIL;
     if (toremove < 0) {
-        toremove = -toremove;
+        /* LONG_MIN cannot be negated: like Redis's wrapped value, it
+         * never matches the count, so everything goes. */
+        toremove = toremove == LONG_MIN ? 0 : -toremove;
         dir = LIST_HEAD;
     }
     long removed = 0;

@@ -1000,6 +1000,10 @@ static void genericZrangebyscore(zrangeResult *r, const zrangespec *range, robj 
     }
     zrangeBegin(r);
     zskiplistNode *ln = reverse ? zslLastInRange(zs->zsl, range) : zslFirstInRange(zs->zsl, range);
+    /* A negative offset skips everything, a negative limit is no limit
+     * (Redis's `offset--` / `limit--` loops, without their overflow). */
+    if (offset < 0) ln = NULL;
+    if (limit < 0) limit = LONG_MAX;
     while (ln && offset--) ln = reverse ? ln->backward : ln->level[0].forward;
     while (ln && limit--) {
         if (reverse ? !zslValueGteMin(ln->score, range) : !zslValueLteMax(ln->score, range)) break;
@@ -1019,6 +1023,10 @@ static void genericZrangebylex(zrangeResult *r, const zlexrangespec *range, robj
     }
     zrangeBegin(r);
     zskiplistNode *ln = reverse ? zsetLastInLexRange(zs, range) : zsetFirstInLexRange(zs, range);
+    /* A negative offset skips everything, a negative limit is no limit
+     * (Redis's `offset--` / `limit--` loops, without their overflow). */
+    if (offset < 0) ln = NULL;
+    if (limit < 0) limit = LONG_MAX;
     while (ln && offset--) ln = reverse ? ln->backward : ln->level[0].forward;
     while (ln && limit--) {
         if (reverse ? !zslLexValueGteMin(ln->ele, range) : !zslLexValueLteMax(ln->ele, range)) break;
