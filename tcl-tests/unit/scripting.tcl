@@ -108,11 +108,15 @@ start_server {tags {"scripting"}} {
                         redis.call('set',KEYS[1],2.5), redis.call('get',KEYS[1])}} 1 n
     } {OK 3 OK 2.5}
 
-    test {EVAL - Scripts can't run blpop command} {
-        set e {}
-        catch {r eval {return redis.pcall('blpop','x',0)} 0} e
-        set e
-    } {*not allowed*}
+    # Redis 7.2 (#11568) lets scripts run blocking commands: they do not
+    # block there (7.0 refused them as "not allowed from script").
+    test {EVAL - A script's BLPOP does not block (Redis 7.2)} {
+        r del blk
+        set r1 [r eval {return redis.pcall('blpop','blk',0)} 0]
+        r rpush blk v
+        set r2 [r eval {return redis.pcall('blpop','blk',0)} 0]
+        list $r1 $r2
+    } {{} {blk v}} {redis7.2}
 
     test {EVAL - Scripts can't run SUBSCRIBE, MULTI or EVAL} {
         foreach cmd {{'subscribe','x'} {'multi'} {'eval','return 1','0'}} {
