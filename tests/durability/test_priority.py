@@ -25,6 +25,8 @@ stream):
   strict       levels 0..31: no entry delivered while a higher level has
                one undelivered; MAXWAIT: an entry older than max-wait is
                delivered within the next call
+  documents    the group's "priority" object in the document: written as
+               documented, hand-written ones load, broken ones are refused
   crash        SIGKILL of the broker in the middle of the 200k run, a
                restart, a take-over by a second node at its start, and a
                SIGKILL of that broker with the first node taking over: the
@@ -48,7 +50,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, pick_port  # noqa: E402
+from casqtest import Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
 
 N = 100_000  # per class
 WINDOW = 1000
@@ -380,7 +382,7 @@ def run_crash():
         started = False
         try:
             while len(got) < stop_at:
-                if killer and not started and len(got) > stop_at - 30000:
+                if killer and not started and len(got) > stop_at - 2 * N * 0.15:
                     killer.start()
                     started = True
                 ids_ = xreadgroup(rr, "jobs", "g", "c", 100)
@@ -414,16 +416,16 @@ def run_crash():
 
     recovered_at = []
     # 1. SIGKILL the only node in the middle, restart it.
-    read_until(a, 60000, kill_during=lambda: (time.sleep(0.05), a.kill(signal.SIGKILL)))
+    read_until(a, int(2 * N * 0.3), kill_during=lambda: (time.sleep(0.05), a.kill(signal.SIGKILL)))
     killed_at = len(got)
     a.start()
     recover(a)
     check(0 < killed_at < 2 * N, f"crash: SIGKILL after {killed_at} deliveries, restart")
-    read_until(a, 100000)
+    read_until(a, int(2 * N * 0.5))
     # 2. A second node takes over at its start (the first follows).
     b = Casq(port(), d, "--broker-timeout", "500", logname="b.log").start()
     recover(b)
-    read_until(b, 140000)
+    read_until(b, int(2 * N * 0.7))
     # a learns it is deposed at its next write; make it a follower.
     ra = a.client(socket_timeout=5)
     for _ in range(200):
@@ -436,7 +438,7 @@ def run_crash():
         time.sleep(0.02)
     ra.close()
     # 3. SIGKILL the broker b mid-run: a takes over.
-    read_until(b, 180000, kill_during=lambda: (time.sleep(0.05), b.kill(signal.SIGKILL)))
+    read_until(b, int(2 * N * 0.9), kill_during=lambda: (time.sleep(0.05), b.kill(signal.SIGKILL)))
     deadline = time.time() + 10
     while time.time() < deadline:
         try:
@@ -460,6 +462,76 @@ def run_crash():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def run_documents():
+    """The group's "priority" object as documented (docs/state-format.md):
+    written by casq, hand-written ones load, broken ones are refused."""
+    import json
+
+    d = tmpdir("casq-prio-doc-")
+    n = Casq(port(), d).start()
+    r = n.client()
+    for k in range(4):
+        r.xadd("q", {"priority": "9", "n": f"h{k}"})
+        r.xadd("q", {"n": f"n{k}"})
+    r.execute_command("XGROUP", "CREATE", "q", "g", "0", "PRIORITY", "FAIR", "WEIGHTS", "3", "1", "FIELD", "priority")
+    r.execute_command("XREADGROUP", "GROUP", "g", "c", "COUNT", "2", "NOACK", "STREAMS", "q", ">")
+    r.close()
+    check(n.stop() == 0, "documents: the node shuts down cleanly")
+    doc = load_document(os.path.join(d, "queue.json"), merge=False)
+    key = doc["databases"][0]["keys"][0]
+    group = key["stream"]["groups"][0]
+    pr = group.get("priority", {})
+    check(pr.get("mode") == "fair" and pr.get("field") == "priority" and pr.get("weights") == [3, 1]
+          and pr.get("cycle_pos") == 2 and len(pr.get("cursors", [])) == 2,
+          "documents: the group's priority object holds mode, field, weights, cycle_pos, cursors", f"{pr}")
+
+    def with_priority(value):
+        doc2 = json.loads(json.dumps(doc))
+        g = doc2["databases"][0]["keys"][0]["stream"]["groups"][0]
+        if value is None:
+            g.pop("priority", None)
+        else:
+            g["priority"] = value
+        dd = tmpdir("casq-prio-doc2-")
+        with open(os.path.join(dd, "queue.json"), "w") as f:
+            json.dump(doc2, f)
+        return dd
+
+    # A hand-written strict group loads and continues from its cursors
+    # (level 9 has delivered the first entry, level 4 nothing).
+    first = key["stream"]["entries"][0][0]
+    dd = with_priority({"mode": "strict", "field": "priority", "max_wait_ms": 0, "cursors": ["0-0"] * 9 + [first] + ["0-0"] * 22})
+    n2 = Casq(port(), dd).start()
+    r = n2.client()
+    res = r.execute_command("XREADGROUP", "GROUP", "g", "c", "STREAMS", "q", ">")
+    got = [e[1][b"n"] for e in res[0][1]]
+    check(got == [b"h1", b"h2", b"h3", b"n0", b"n1", b"n2", b"n3"],
+          "documents: a hand-written strict group loads and continues after its cursors", f"{got}")
+    r.close()
+    n2.stop()
+    shutil.rmtree(dd, ignore_errors=True)
+
+    bad = [
+        ({"mode": "fast", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "mode"),
+        ({"mode": "fair", "field": "p", "weights": [0, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "weights"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 3, "cursors": ["0-0", "0-0"]}, "cycle_pos"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0"]}, "cursors"),
+        ({"mode": "fair", "field": "", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "field"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"], "x": 1},
+         "unknown field"),
+        ({"mode": "strict", "field": "p", "max_wait_ms": 5, "weights": [2, 1], "cursors": ["0-0"] * 32}, "weights"),
+        ({"mode": "strict", "field": "p", "max_wait_ms": -1, "cursors": ["0-0"] * 32}, "max_wait_ms"),
+        ("fair", "expected an object"),
+    ]
+    for value, why in bad:
+        dd = with_priority(value)
+        code, out = run_casq_expect_exit(port(), dd)
+        check(code not in (None, 0) and "priority" in out and why in out,
+              f"documents: a priority object with a bad {why} is refused, saying so", out[-300:])
+        shutil.rmtree(dd, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     t0 = time.time()
     d = tmpdir("casq-prio-")
@@ -471,6 +543,7 @@ def main():
     check(node.stop() == 0, "the node shuts down cleanly")
     shutil.rmtree(d, ignore_errors=True)
     run_crash()
+    run_documents()
     print(f"# {time.time() - t0:.1f} s", flush=True)
     finish()
 
