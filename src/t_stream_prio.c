@@ -216,6 +216,14 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
 /* Classifies the entries added since the last call: each goes to its
  * class's queue unless that class already delivered past it. */
 static void prioClassifyNew(streamPrio *p, stream *s) {
+    if (streamCompareID(&s->last_id, &p->scanned) < 0) {
+        /* XSETID moved the stream's last ID back (the stream emptied by
+         * trimming) and new entries may lie below `scanned`: classify
+         * again from the lowest cursor (the cursors decide what is
+         * delivered, so nothing is queued twice). Rare, and O(entries
+         * above the lowest cursor). */
+        prioRebuildIndex(p);
+    }
     if (streamCompareID(&s->last_id, &p->scanned) <= 0) return;
     streamID start = p->scanned, id;
     if (streamIncrID(&start) != C_OK) return;

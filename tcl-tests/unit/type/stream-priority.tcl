@@ -279,6 +279,18 @@ start_server {tags {"stream" "casq-only"}} {
         set res
     } {a}
 
+    test {XSETID moving the stream's last ID back: new entries are still delivered} {
+        r del q
+        r xadd q 5 priority 9 n a
+        r xadd q 50 n b
+        r xgroup create q g 0 PRIORITY FAIR
+        set first [prio_values [r xreadgroup group g c streams q >]]
+        r xtrim q maxlen 0
+        r xsetid q 10
+        r xadd q 20 priority 9 n c
+        list $first [prio_values [r xreadgroup group g c streams q >]] [dict get [prio_group_info q g] lag]
+    } {{a b} c 0}
+
     test {COPY keeps the priority settings and the schedule's position} {
         r del q q3
         for {set i 1} {$i <= 4} {incr i} {r xadd q * priority 9 n h$i}
