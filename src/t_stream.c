@@ -247,8 +247,13 @@ static void nodeTouch(streamNode *n) {
     n->gen = ++nodeGenNext;
 }
 
+/* Nodes freed so far: a streamEntryHint whose count is still current
+ * points at a live node. */
+static uint64_t streamNodesFreed;
+
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
+    streamNodesFreed++;
     docTextFree(n->json, n->json_pin);
     zfree(n->idx);
     zfree(n->master_fields);
@@ -1191,15 +1196,30 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
  * holds no reference: it is used only while its node is the node found
  * and has not changed since (gen is unique, even across nodes). */
 int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
-    idtreeIter it;
-    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
-    if (!idtreeIterValid(&it)) return 0;
-    streamNode *n = idtreeIterVal(&it);
+    static sds buf; /* decoded fields and values, kept for the next call */
+    streamNode *n = NULL;
     uint32_t pos = 0;
     size_t jpos = 0;
-    if (hint && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
-        pos = hint->pos;
-        jpos = hint->jpos;
+    if (hint && hint->node && hint->freed == streamNodesFreed) {
+        /* The hint's node is alive: if unchanged and id lies after the
+         * hint's entry within it, no tree lookup is needed. */
+        streamNode *hn = (streamNode *)hint->node;
+        if (hn->gen == hint->gen && streamCompareID(id, &hint->id) > 0 && streamCompareID(id, &hn->last_id) <= 0) {
+            n = hn;
+            pos = hint->pos;
+            jpos = hint->jpos;
+        }
+    }
+    if (!n) {
+        idtreeIter it;
+        idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+        if (!idtreeIterValid(&it)) return 0;
+        n = idtreeIterVal(&it);
+        if (hint && hint->node == n && hint->freed == streamNodesFreed && hint->gen == n->gen &&
+            streamCompareID(id, &hint->id) > 0) {
+            pos = hint->pos;
+            jpos = hint->jpos;
+        }
     }
     while (pos < n->idx_used) {
         streamID cur;
@@ -1211,6 +1231,7 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
         if (cmp == 0) {
             if (hint) {
                 hint->node = n;
+                hint->freed = streamNodesFreed;
                 hint->gen = n->gen;
                 hint->pos = next;
                 hint->jpos = jpos + jlen + 1;
@@ -1220,7 +1241,6 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
             addReplyStreamID(c, &cur);
             addReplyArrayLen(c, (long)numfields * 2);
             const char *fp = entryFields(n->json + jpos);
-            sds buf = NULL;
             while (numfields--) {
                 for (int k = 0; k < 2; k++) {
                     const unsigned char *v;
@@ -1229,7 +1249,6 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
                     addReplyBulk(c, (const char *)v, vl);
                 }
             }
-            if (buf) sdsfree(buf);
             return 1;
         }
         pos = next;

@@ -288,6 +288,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 typedef struct streamEntryHint {
     const void *node;              /* the node of the last entry found */
     uint64_t gen;                  /* its gen then */
+    uint64_t freed;                /* nodes freed then (node still alive?) */
     uint32_t pos;                  /* the index record after that entry */
     size_t jpos;                   /* ... and its text offset */
     streamID id;                   /* that entry's ID */

@@ -195,7 +195,8 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
         size_t flen, vlen;
         streamIteratorGetField(si, &f, &flen, &v, &vlen);
         if (flen == fl && !memcmp(f, p->field, fl)) {
-            value = prioValue(v, vlen); /* the last one wins, as in HGET-like lookups */
+            value = prioValue(v, vlen); /* the first occurrence counts */
+            break;
         }
     }
     return prioClassOf(p, value);
