@@ -22,7 +22,7 @@
  * `scanned`. Deleted entries (XDEL, trimming) are dropped lazily: a
  * delivery skips IDs that no longer exist, and XINFO purges the queues
  * when entries were removed since it last looked, so its counts and the
- * lag are exact. IDs only: nodes may split, leave or join segments. */
+ * lag are exact. IDs only: nodes are freed, and join or leave segments. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
