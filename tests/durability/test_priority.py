@@ -25,6 +25,9 @@ stream):
   strict       levels 0..31: no entry delivered while a higher level has
                one undelivered; MAXWAIT: an entry older than max-wait is
                delivered within the next call
+  model        random XADD / XDEL / XTRIM / SETID / WEIGHTS / XREADGROUP
+               on a fair and a strict group, every reply and lag compared
+               with a Python model of docs/priority.md
   documents    the group's "priority" object in the document: written as
                documented, hand-written ones load, broken ones are refused
   crash        SIGKILL of the broker in the middle of the 200k run, a
@@ -462,6 +465,118 @@ def run_crash():
     shutil.rmtree(d, ignore_errors=True)
 
 
+class PrioModel:
+    """docs/priority.md as executable Python: a group's schedule over the
+    live entries (each class: its live entries above its cursor)."""
+
+    def __init__(self, mode, weights=(2, 1), cursor=(0, 0)):
+        self.mode, self.weights, self.pos = mode, list(weights), 0
+        self.cursor = [cursor] * (2 if mode == "fair" else 32)
+
+    def cls(self, prio):
+        try:
+            v = int(prio) if prio is not None and prio.strip() == prio else 4
+        except ValueError:
+            v = 4
+        if self.mode == "fair":
+            return 0 if v >= 5 else 1
+        return max(0, min(31, v))
+
+    def undelivered(self, entries):
+        q = [[] for _ in self.cursor]
+        for eid in sorted(entries):
+            k = self.cls(entries[eid])
+            if eid > self.cursor[k]:
+                q[k].append(eid)
+        return q
+
+    def deliver(self, entries, count):
+        out = []
+        q = self.undelivered(entries)
+        while (not count or len(out) < count) and any(q):
+            if self.mode == "fair":
+                total = sum(self.weights)
+                p = self.pos % total
+                k = 0 if p < self.weights[0] else 1
+                if q[k]:
+                    self.pos = (p + 1) % total
+                else:
+                    k ^= 1
+                    self.pos = ((self.weights[0] if k == 1 else 0) + 1) % total
+            else:
+                k = max(j for j in range(32) if q[j])
+            eid = q[k].pop(0)
+            self.cursor[k] = eid
+            out.append(eid)
+        return out
+
+
+def parse_id(b):
+    ms, seq = b.split(b"-")
+    return (int(ms), int(seq))
+
+
+def run_model():
+    """Random XADD / XDEL / XTRIM / XREADGROUP / SETID / WEIGHTS against
+    the model: every reply and every lag exactly as the model says."""
+    d = tmpdir("casq-prio-model-")
+    n = Casq(port(), d).start()
+    r = n.client()
+    rnd = random.Random(5)
+    entries = {}  # id tuple -> priority string or None
+    r.execute_command("XGROUP", "CREATE", "m", "f", "$", "MKSTREAM", "PRIORITY", "FAIR")
+    r.execute_command("XGROUP", "CREATE", "m", "s", "$", "PRIORITY", "STRICT")
+    models = {"f": PrioModel("fair"), "s": PrioModel("strict")}
+    bad = []
+    values = ["0", "1", "4", "5", "9", "12", "31", "40", "-2", "x", "", " 7"]
+    for step in range(2500):
+        op = rnd.random()
+        if op < 0.45:
+            v = rnd.choice(values + [None])
+            f = {"priority": v} if v is not None else {"other": "1"}
+            entries[parse_id(r.xadd("m", f))] = v
+        elif op < 0.52 and entries:
+            victims = rnd.sample(sorted(entries), min(len(entries), rnd.randint(1, 3)))
+            r.xdel("m", *[f"{a}-{b}" for a, b in victims])
+            for v in victims:
+                del entries[v]
+        elif op < 0.55 and entries:
+            keep = rnd.randint(len(entries) // 2, len(entries))
+            r.xtrim("m", maxlen=keep, approximate=False)
+            for v in sorted(entries)[:len(entries) - keep]:
+                del entries[v]
+        elif op < 0.57 and entries:
+            g = rnd.choice("fs")
+            to = rnd.choice(sorted(entries))
+            r.execute_command("XGROUP", "SETID", "m", g, f"{to[0]}-{to[1]}")
+            models[g].cursor = [to] * len(models[g].cursor)
+        elif op < 0.59:
+            w = (rnd.randint(1, 4), rnd.randint(1, 4))
+            r.execute_command("XGROUP", "PRIORITY", "m", "f", "FAIR", "WEIGHTS", *w)
+            models["f"].weights, models["f"].pos = list(w), 0
+        else:
+            g = rnd.choice("fs")
+            count = rnd.choice([0, 1, 2, 3, 5, 8])
+            res = r.execute_command("XREADGROUP", "GROUP", g, rnd.choice(["c1", "c2"]), "COUNT", count, "NOACK",
+                                    "STREAMS", "m", ">")
+            got = [parse_id(e[0]) for e in res[0][1]] if res else []
+            want = models[g].deliver(entries, count)
+            if got != want:
+                bad.append((step, g, got[:5], want[:5]))
+        if step % 50 == 0:
+            for g in "fs":
+                info = {x[1]: dict(zip(x[::2], x[1::2])) for x in r.execute_command("XINFO", "GROUPS", "m")}
+                lag = info[g.encode()][b"lag"]
+                want = sum(len(q) for q in models[g].undelivered(entries))
+                if lag != want:
+                    bad.append((step, g, "lag", lag, want))
+    check(not bad, "model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/XREADGROUP steps, fair and strict, "
+          "every reply and lag as docs/priority.md says", f"{bad[:3]}")
+    r.close()
+    check(n.stop() == 0, "model: the node shuts down cleanly")
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def run_documents():
     """The group's "priority" object as documented (docs/state-format.md):
     written by casq, hand-written ones load, broken ones are refused."""
@@ -544,6 +659,7 @@ def main():
     shutil.rmtree(d, ignore_errors=True)
     run_crash()
     run_documents()
+    run_model()
     print(f"# {time.time() - t0:.1f} s", flush=True)
     finish()
 
