@@ -472,6 +472,21 @@ class PrioModel:
     def __init__(self, mode, weights=(2, 1), cursor=(0, 0)):
         self.mode, self.weights, self.pos = mode, list(weights), 0
         self.cursor = [cursor] * (2 if mode == "fair" else 32)
+        self.off = False   # PRIORITY OFF: a plain group reading after `last`
+        self.last = cursor  # greatest ID delivered (last-delivered-id)
+
+    def set_off(self, entries):
+        """OFF: the group continues after the oldest undelivered entry."""
+        heads = [q[0] for q in self.undelivered(entries) if q]
+        if heads:
+            ms, seq = min(heads)
+            self.last = (ms, seq - 1) if seq else (ms - 1, 2**64 - 1)
+        self.off = True
+
+    def set_on(self):
+        self.off = False
+        self.cursor = [self.last] * len(self.cursor)
+        self.pos = 0
 
     def cls(self, prio):
         try:
@@ -491,6 +506,11 @@ class PrioModel:
         return q
 
     def deliver(self, entries, count):
+        if self.off:
+            out = [e for e in sorted(entries) if e > self.last][:count or None]
+            if out:
+                self.last = out[-1]
+            return out
         out = []
         q = self.undelivered(entries)
         while (not count or len(out) < count) and any(q):
@@ -507,6 +527,7 @@ class PrioModel:
                 k = max(j for j in range(32) if q[j])
             eid = q[k].pop(0)
             self.cursor[k] = eid
+            self.last = max(self.last, eid)
             out.append(eid)
         return out
 
@@ -550,9 +571,21 @@ def run_model():
             to = rnd.choice(sorted(entries))
             r.execute_command("XGROUP", "SETID", "m", g, f"{to[0]}-{to[1]}")
             models[g].cursor = [to] * len(models[g].cursor)
+            models[g].last = to
+        elif op < 0.575:
+            # The fair group goes plain and back (the cycle restarts).
+            m = models["f"]
+            if m.off:
+                r.execute_command("XGROUP", "PRIORITY", "m", "f", "FAIR", "WEIGHTS", *m.weights)
+                m.set_on()
+            else:
+                r.execute_command("XGROUP", "PRIORITY", "m", "f", "OFF")
+                m.set_off(entries)
         elif op < 0.59:
             w = (rnd.randint(1, 4), rnd.randint(1, 4))
             r.execute_command("XGROUP", "PRIORITY", "m", "f", "FAIR", "WEIGHTS", *w)
+            if models["f"].off:
+                models["f"].set_on()  # (FAIR on a plain group turns it on)
             models["f"].weights, models["f"].pos = list(w), 0
         else:
             g = rnd.choice("fs")
@@ -565,12 +598,14 @@ def run_model():
                 bad.append((step, g, got[:5], want[:5]))
         if step % 50 == 0:
             for g in "fs":
+                if models[g].off:
+                    continue
                 info = {x[1]: dict(zip(x[::2], x[1::2])) for x in r.execute_command("XINFO", "GROUPS", "m")}
                 lag = info[g.encode()][b"lag"]
                 want = sum(len(q) for q in models[g].undelivered(entries))
                 if lag != want:
                     bad.append((step, g, "lag", lag, want))
-    check(not bad, "model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/XREADGROUP steps, fair and strict, "
+    check(not bad, "model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/OFF/XREADGROUP steps, fair and strict, "
           "every reply and lag as docs/priority.md says", f"{bad[:3]}")
     r.close()
     check(n.stop() == 0, "model: the node shuts down cleanly")
