@@ -25,9 +25,10 @@ stream):
   strict       levels 0..31: no entry delivered while a higher level has
                one undelivered; MAXWAIT: an entry older than max-wait is
                delivered within the next call
-  model        random XADD / XDEL / XTRIM / SETID / WEIGHTS / XREADGROUP
-               on a fair and a strict group, every reply and lag compared
-               with a Python model of docs/priority.md
+  model        random XADD / XDEL / XTRIM / SETID / WEIGHTS / OFF /
+               XREADGROUP and SIGKILL restarts on a fair and a strict
+               group, every reply and lag compared with a Python model of
+               docs/priority.md
   documents    the group's "priority" object in the document: written as
                documented, hand-written ones load, broken ones are refused
   crash        SIGKILL of the broker in the middle of the 200k run, a
@@ -549,10 +550,19 @@ def run_model():
     r.execute_command("XGROUP", "CREATE", "m", "s", "$", "PRIORITY", "STRICT")
     models = {"f": PrioModel("fair"), "s": PrioModel("strict")}
     bad = []
+    restarts = 0
     values = ["0", "1", "4", "5", "9", "12", "31", "40", "-2", "x", "", " 7"]
     for step in range(2500):
         op = rnd.random()
-        if op < 0.45:
+        if op < 0.004:
+            # SIGKILL and restart: every reply received was durable, so
+            # the schedule goes on exactly where the model is.
+            r.close()
+            n.kill(signal.SIGKILL)
+            n.start()
+            r = n.client()
+            restarts += 1
+        elif op < 0.45:
             v = rnd.choice(values + [None])
             f = {"priority": v} if v is not None else {"other": "1"}
             entries[parse_id(r.xadd("m", f))] = v
@@ -605,8 +615,8 @@ def run_model():
                 want = sum(len(q) for q in models[g].undelivered(entries))
                 if lag != want:
                     bad.append((step, g, "lag", lag, want))
-    check(not bad, "model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/OFF/XREADGROUP steps, fair and strict, "
-          "every reply and lag as docs/priority.md says", f"{bad[:3]}")
+    check(not bad and restarts > 0, f"model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/OFF/XREADGROUP steps and "
+          f"{restarts} SIGKILL restarts, fair and strict: every reply and lag as docs/priority.md says", f"{bad[:3]}")
     r.close()
     check(n.stop() == 0, "model: the node shuts down cleanly")
     shutil.rmtree(d, ignore_errors=True)
