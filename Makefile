@@ -9,7 +9,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2
-PKGS     := libevent hiredis libcurl libcjson zlib
+PKGS     := libevent hiredis libcurl libcjson zlib lua5.1
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
@@ -130,9 +130,12 @@ test-deps:
 	@./tests/install-deps.sh
 
 # The tools first (clang for the fuzzer comes from there), then the builds.
+# The fuzzer gets TEST_FUZZ_SECONDS in `make test` (CI's time budget);
+# `make fuzz` runs it for FUZZ_SECONDS.
+TEST_FUZZ_SECONDS ?= 20
 test: test-deps
 	@$(MAKE) --no-print-directory -j2 all unit-tests fuzz-build
-	@$(RUN_TESTS) $(TEST_SUITES)
+	@FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) $(RUN_TESTS) $(TEST_SUITES)
 
 test-unit: $(UNIT_BIN)
 	@$(RUN_TESTS) unit

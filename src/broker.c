@@ -175,6 +175,10 @@ static int isLocalCommand(const char *name) {
 
 int brokerMustForward(client *c) {
     if (commitGetRole() != COMMIT_ROLE_FOLLOWER) return 0;
+    /* A client that has not passed this node's requirepass is answered
+     * here (-NOAUTH), never relayed: the broker must not be the first to
+     * judge a connection this node accepted. */
+    if (!c->authenticated) return 0;
     return !isLocalCommand(c->argv[0]);
 }
 

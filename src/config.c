@@ -101,7 +101,7 @@ static const configEnumValue enableDebugEnum[] = {
 static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool;
 static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
-static configApplyFunction applyHz, applyCommitDebugDelay;
+static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients;
 
 static const configEnumValue loglevelEnum[] = {
     {"debug", LL_DEBUG},
@@ -147,7 +147,7 @@ static const configDirective configTable[] = {
     {.name = "maxmemory-policy", .type = CONFIG_ENUM, .offset = FIELD(maxmemory_policy),
      .default_value = "noeviction", .enum_values = maxmemoryPolicyEnum},
     {.name = "maxclients", .type = CONFIG_LONGLONG, .offset = FIELD(maxclients),
-     .min = 1, .max = UINT_MAX, .default_value = "10000"},
+     .min = 1, .max = UINT_MAX, .default_value = "10000", .apply = applyMaxclients},
     {.name = "requirepass", .type = CONFIG_STRING, .flags = CONFIG_SENSITIVE | CONFIG_EMPTY_IS_NULL,
      .offset = FIELD(requirepass), .default_value = ""},
     {.name = "proto-max-bulk-len", .type = CONFIG_MEMORY, .offset = FIELD(proto_max_bulk_len),
@@ -173,6 +173,8 @@ static const configDirective configTable[] = {
      .default_value = "no"},
     {.name = "dir", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE,
      .default_value = ".", .set = setDir, .get = getDir},
+    {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
+     .default_value = "yes"},
     {.name = "active-expire", .type = CONFIG_BOOL, .offset = FIELD(active_expire),
      .default_value = "yes"},
 
@@ -183,6 +185,11 @@ static const configDirective configTable[] = {
      .min = 0, .max = LLONG_MAX, .default_value = "100"},
     {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(stream_node_max_bytes),
      .min = 0, .max = LLONG_MAX, .default_value = "4096"},
+    /* Redis 8.6: defaults of a stream's XADD IDMP window (XCFGSET) */
+    {.name = "stream-idmp-duration", .type = CONFIG_LONGLONG, .offset = FIELD(stream_idmp_duration),
+     .min = 1, .max = 86400, .default_value = "100"},
+    {.name = "stream-idmp-maxsize", .type = CONFIG_LONGLONG, .offset = FIELD(stream_idmp_maxsize),
+     .min = 1, .max = 10000, .default_value = "100"},
     /* --- Lists and sorted sets (t_list.c, t_zset.c) --- */
     {.name = "list-max-listpack-size", .alias = "list-max-ziplist-size", .type = CONFIG_LONGLONG,
      .offset = FIELD(list_max_listpack_size), .min = INT_MIN, .max = INT_MAX, .default_value = "-2"},
@@ -264,8 +271,6 @@ static const configDirective configTable[] = {
     {.name = "save", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT | CONFIG_MULTI_ARG,
      .default_value = "", .set = setSave, .get = getSave, .rewrite = rewriteNothing},
     {.name = "appendonly", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT,
-     .default_value = "no", .set = setCompatBool, .get = getCompatNo, .rewrite = rewriteNothing},
-    {.name = "protected-mode", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT,
      .default_value = "no", .set = setCompatBool, .get = getCompatNo, .rewrite = rewriteNothing},
     {.name = NULL},
 };
@@ -597,7 +602,9 @@ static int setClientOutputBufferLimit(const configDirective *d, sds *argv, int a
             return 0;
         }
         if (!parseMemoryValue(argv[j + 1], &h) || !parseMemoryValue(argv[j + 2], &s) ||
-            !string2ll(argv[j + 3], sdslen(argv[j + 3]), &t) || t < 0) {
+            !string2ll(argv[j + 3], sdslen(argv[j + 3]), &t) || t < 0 || t > INT_MAX) {
+            /* Redis keeps the seconds in an int: 9223372036854775807 is
+             * refused there (it reads as -1), and so it is here. */
             *err = sdsnew("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
             return 0;
         }
@@ -672,10 +679,9 @@ static sds getSave(const configDirective *d) {
     return sdsempty();
 }
 
-/* appendonly, protected-mode: a yes/no that casq checks and ignores.
- * protected-mode yes deserves a warning: an operator relying on it would
- * think the server is shielded when it is not. */
+/* appendonly: a yes/no that casq checks and ignores. */
 static int setCompatBool(const configDirective *d, sds *argv, int argc, sds *err) {
+    (void)d;
     if (argc != 1) {
         *err = sdsnew("wrong number of arguments");
         return 0;
@@ -685,9 +691,6 @@ static int setCompatBool(const configDirective *d, sds *argv, int argc, sds *err
         *err = sdsnew("argument must be 'yes' or 'no'");
         return 0;
     }
-    if (yes && !strcmp(d->name, "protected-mode"))
-        serverLog(LL_WARNING, "protected-mode is accepted for compatibility but casq does not implement it: "
-                              "use 'bind' and 'requirepass' to restrict access.");
     return 1;
 }
 
@@ -728,6 +731,22 @@ static int debugKnobsCheck(sds *err) {
 static int applyCommitDebugDelay(sds *err) {
     if (!debugKnobsCheck(err)) return 0;
     commitDebugDelayChanged();
+    return 1;
+}
+
+/* CONFIG SET maxclients: the open files limit must follow (Redis's
+ * updateMaxclients); if it cannot, the value is refused with the number
+ * that would fit. At start-up main() does the same before listening. */
+static int applyMaxclients(sds *err) {
+    if (!server.el) return 1;
+    long long wanted = server.cfg.maxclients;
+    adjustOpenFilesLimit();
+    if (server.cfg.maxclients != wanted) {
+        *err = sdscatprintf(sdsempty(),
+                            "The operating system is not able to handle the specified number of clients, try with %lld",
+                            server.cfg.maxclients);
+        return 0;
+    }
     return 1;
 }
 

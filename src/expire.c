@@ -99,7 +99,7 @@ static void expireSampleCallback(void *privdata, const dictEntry *de) {
 static void activeExpireDb(redisDb *db, long long deadline_us) {
     expireSample s = {NULL, NULL, 0, 0};
     long long now = commandTimeSnapshot();
-    long long ttl_sum = 0, ttl_samples = 0;
+    long long ttl_sum = 0, ttl_samples = 0; /* the sum saturates: TTLs go up to LLONG_MAX */
     int rounds = 0;
 
     while (dictSize(db->expires)) {
@@ -116,7 +116,8 @@ static void activeExpireDb(redisDb *db, long long deadline_us) {
                 deleteExpiredKey(db, s.keys[j]);
                 expired++;
             } else {
-                ttl_sum += s.whens[j] - now;
+                long long ttl = s.whens[j] - now;
+                ttl_sum = ttl_sum > LLONG_MAX - ttl ? LLONG_MAX : ttl_sum + ttl;
                 ttl_samples++;
             }
         }

@@ -184,17 +184,120 @@ void freeClientsInQueue(void) {
  * Accepting connections
  * ===================================================================== */
 
+/* Protected mode, as Redis's clientAcceptHandler: while it is on and the
+ * default user has no password, only loopback clients are served. "Local"
+ * is Redis's connIsLocal: a Unix socket, or a peer whose address text starts
+ * with "127." or is "::1". */
+int protectedModeDenies(const char *peer_ip, int is_unix) {
+    if (!server.cfg.protected_mode || server.cfg.requirepass) return 0;
+    if (is_unix) return 0;
+    return strncmp(peer_ip, "127.", 4) != 0 && strcmp(peer_ip, "::1") != 0;
+}
+
+static void peerIpString(int fd, char *ip, size_t len) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    snprintf(ip, len, "?");
+    if (getpeername(fd, (struct sockaddr *)&sa, &salen) == -1) return;
+    if (sa.ss_family == AF_INET) inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, ip, (socklen_t)len);
+    else if (sa.ss_family == AF_INET6) inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, ip, (socklen_t)len);
+}
+
+/* A best-effort error line for a connection refused before it becomes a
+ * client (Redis does not check the write either). */
+static void rejectConnection(int cfd, const char *err) {
+    ssize_t w = write(cfd, err, strlen(err));
+    (void)w;
+    server.stat_rejected_conn++;
+    close(cfd);
+}
+
 static void acceptCommonHandler(int cfd, int is_unix) {
     if (listLength(server.clients) >= (unsigned long)server.cfg.maxclients) {
-        static const char *err = "-ERR max number of clients reached\r\n";
-        ssize_t w = write(cfd, err, strlen(err));
-        (void)w;
-        server.stat_rejected_conn++;
-        close(cfd);
+        rejectConnection(cfd, "-ERR max number of clients reached\r\n");
         return;
+    }
+    if (server.cfg.protected_mode && !server.cfg.requirepass && !is_unix) {
+        char ip[INET6_ADDRSTRLEN];
+        peerIpString(cfd, ip, sizeof(ip));
+        if (protectedModeDenies(ip, is_unix)) {
+            rejectConnection(cfd,
+                "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
+                "set for the default user. In this mode connections are only accepted from the loopback interface. "
+                "If you want to connect from external computers to Redis you may adopt one of the following "
+                "solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from "
+                "the loopback interface by connecting to Redis from the same host the server is running, however "
+                "MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make "
+                "this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
+                "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
+                "server. 3) If you started the server manually just for testing, restart it with the "
+                "'--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: "
+                "You only need to do one of the above things in order for the server to start accepting "
+                "connections from the outside.\r\n");
+            return;
+        }
     }
     createClient(cfd, is_unix);
     server.stat_numconnections++;
+}
+
+/* accept() failing for a reason other than "nothing to accept" (EMFILE,
+ * ENFILE, ENOBUFS...) would fail again at once: the listening sockets stay
+ * readable, so a level-triggered loop would spin on them and log each
+ * failure. Instead the listeners pause for ACCEPT_BACKOFF_MS, and the error
+ * is logged at most once per ACCEPT_LOG_INTERVAL_MS with how many were left
+ * unlogged. Descriptors kept in reserve (adjustOpenFilesLimit) mean this
+ * only happens when something outside casq's accounting uses them up. */
+#define ACCEPT_BACKOFF_MS 100
+#define ACCEPT_LOG_INTERVAL_MS 10000
+
+static struct event *accept_resume_ev;
+static long long accept_last_log_ms;
+static long long accept_unlogged_errors;
+
+static void setListenersEnabled(int on) {
+    for (int i = 0; i < server.ipfd_count; i++) {
+        if (on) event_add(server.ip_ev[i], NULL);
+        else event_del(server.ip_ev[i]);
+    }
+    if (server.sofd != -1 && server.so_ev) {
+        if (on) event_add(server.so_ev, NULL);
+        else event_del(server.so_ev);
+    }
+}
+
+static void resumeAccepting(int fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    (void)arg;
+    setListenersEnabled(1);
+}
+
+static void acceptFailed(int err) {
+    if (err == EWOULDBLOCK || err == EAGAIN || err == EINTR || err == ECONNABORTED) return;
+    long long now = mstime();
+    if (now - accept_last_log_ms >= ACCEPT_LOG_INTERVAL_MS) {
+        if (accept_unlogged_errors)
+            serverLog(LL_WARNING, "Accepting client connection: %s (%lld more failures since the last message)",
+                      strerror(err), accept_unlogged_errors);
+        else
+            serverLog(LL_WARNING, "Accepting client connection: %s", strerror(err));
+        accept_last_log_ms = now;
+        accept_unlogged_errors = 0;
+    } else {
+        accept_unlogged_errors++;
+    }
+    if (!accept_resume_ev) accept_resume_ev = evtimer_new(server.el, resumeAccepting, NULL);
+    if (evtimer_pending(accept_resume_ev, NULL)) return;
+    struct timeval tv = {0, ACCEPT_BACKOFF_MS * 1000};
+    setListenersEnabled(0);
+    evtimer_add(accept_resume_ev, &tv);
+}
+
+/* Releases the accept back-off timer (at exit). */
+void freeAcceptBackoff(void) {
+    if (accept_resume_ev) event_free(accept_resume_ev);
+    accept_resume_ev = NULL;
 }
 
 void acceptTcpHandler(int fd, short what, void *arg) {
@@ -205,8 +308,7 @@ void acceptTcpHandler(int fd, short what, void *arg) {
         socklen_t salen = sizeof(sa);
         int cfd = accept(fd, (struct sockaddr *)&sa, &salen);
         if (cfd == -1) {
-            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
-                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            acceptFailed(errno);
             return;
         }
         acceptCommonHandler(cfd, 0);
@@ -219,8 +321,7 @@ void acceptUnixHandler(int fd, short what, void *arg) {
     for (int max = 1000; max > 0; max--) {
         int cfd = accept(fd, NULL, NULL);
         if (cfd == -1) {
-            if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR)
-                serverLog(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            acceptFailed(errno);
             return;
         }
         acceptCommonHandler(cfd, 1);
@@ -506,8 +607,27 @@ static void clientMarkHeld(client *c) {
 
 /* client-output-buffer-limit normal <hard> <soft> <seconds>: a client that
  * does not read its replies is disconnected instead of growing forever. */
+/* An unauthenticated client may hold this much of unread replies and no
+ * more (CVE-2025-21605; Redis >= 7.2.8 allows 1 kB beyond its 16 kB static
+ * reply buffer, whatever client-output-buffer-limit says). Enough for the
+ * replies to AUTH/HELLO and a few refused commands; a client that floods
+ * commands without reading is disconnected instead of growing memory. */
+#define UNAUTH_REPLY_BYTES_LIMIT (16 * 1024 + 1024)
+
+/* Query buffer of an unauthenticated client (Redis 7.4: 1 MB at most). */
+#define UNAUTH_QUERYBUF_LIMIT (1024 * 1024)
+
 static void checkClientOutputBufferLimits(client *c) {
     size_t used = c->reply_bytes;
+    if (!c->authenticated && !(c->flags & CLIENT_FAKE) && used > UNAUTH_REPLY_BYTES_LIMIT) {
+        if (c->flags & CLIENT_CLOSE_ASAP) return;
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", ci);
+        sdsfree(ci);
+        server.stat_client_outbuf_limit_disconnections++;
+        freeClientAsync(c);
+        return;
+    }
     /* A client with pub/sub subscriptions has the pubsub class's limits. */
     int ps = (c->flags & CLIENT_PUBSUB) != 0;
     long long hard_limit = ps ? server.cfg.obuf_pubsub_hard_limit : server.cfg.obuf_hard_limit;
@@ -517,8 +637,8 @@ static void checkClientOutputBufferLimits(client *c) {
     int soft = 0;
     if (soft_limit && used >= (size_t)soft_limit) {
         if (c->obuf_soft_limit_reached_time == 0) c->obuf_soft_limit_reached_time = server.mstime_cache;
-        else if (server.mstime_cache - c->obuf_soft_limit_reached_time > soft_seconds * 1000)
-            soft = 1;
+        else if ((server.mstime_cache - c->obuf_soft_limit_reached_time) / 1000 > soft_seconds)
+            soft = 1; /* seconds, as Redis: soft_seconds may be up to LLONG_MAX */
     } else {
         c->obuf_soft_limit_reached_time = 0;
     }
@@ -767,6 +887,10 @@ static int processInlineBuffer(client *c) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     char *newline = memchr(start, '\n', avail);
+    /* Redis finds the end of an inline request with strchr(): a NUL byte
+     * before the newline hides it, so the line is never complete (no
+     * truncated command runs) until it is too big for an inline request. */
+    if (newline && memchr(start, '\0', (size_t)(newline - start))) newline = NULL;
     if (!newline) {
         if (avail > PROTO_INLINE_MAX_SIZE) {
             addReplyError(c, "Protocol error: too big inline request");
@@ -911,8 +1035,8 @@ static void readQueryFromClient(int fd, short what, void *arg) {
     server.stat_net_input_bytes += n;
     c->last_interaction = server.mstime_cache;
     if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
-    if (server.cfg.client_max_querybuf_len &&
-        sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) {
+    if ((server.cfg.client_max_querybuf_len && sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) ||
+        (!c->authenticated && sdslen(c->querybuf) > UNAUTH_QUERYBUF_LIMIT)) {
         sds ci = catClientInfoString(sdsempty(), c);
         serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
         sdsfree(ci);

@@ -514,6 +514,12 @@ static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, con
         failAt(err, desc, msg);
         goto done;
     }
+    /* EXPIRE and friends delete a key whose time is in the past, so a
+     * stored expiry is never negative (and -1 would read as "no TTL"). */
+    if (exp && when < 0) {
+        failf(err, "%s: expires_at_ms is negative", desc);
+        goto done;
+    }
     if (dictFind(seen, key)) {
         failf(err, "%s: the key appears twice in database %d", desc, dbid);
         goto done;

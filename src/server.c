@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -52,6 +53,7 @@ extern struct redisCommand listCommandTable[];    /* t_list.c */
 extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
+extern struct redisCommand scriptingCommandTable[]; /* scripting.c: EVAL, EVALSHA, SCRIPT */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
@@ -60,6 +62,7 @@ static struct redisCommand *commandTables[] = {
     stringCommandTable, hashCommandTable,
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
+    scriptingCommandTable,
     NULL,
 };
 
@@ -317,6 +320,12 @@ int processCommand(client *c) {
     }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, "-LOADING casq is loading the state document");
+        return C_OK;
+    }
+    if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed()) {
+        commitKickProbe();
+        rejectCommand(c, "-TRYAGAIN this casq node cannot confirm that it is still the broker (the store has not "
+                         "answered within broker-timeout); the command was not executed");
         return C_OK;
     }
     if (c->cmd->flags & CMD_WRITE) {
@@ -765,6 +774,75 @@ static void daemonize(void) {
     }
 }
 
+/* ========================================================================
+ * Open files limit
+ * ===================================================================== */
+
+/* Every client is a descriptor, and so are the listeners, the log, the
+ * store's files (document, temporary copy, lock, segments) or its S3
+ * connections, and the broker links. Redis keeps CONFIG_MIN_RESERVED_FDS (32)
+ * for itself; casq's store needs its own on top, so that a full set of
+ * clients never makes a commit fail with EMFILE. */
+#define CONFIG_MIN_RESERVED_FDS 32
+#define CASQ_STORE_RESERVED_FDS 32
+#define CASQ_RESERVED_FDS (CONFIG_MIN_RESERVED_FDS + CASQ_STORE_RESERVED_FDS)
+
+/* As Redis's adjustOpenFilesLimit: raise RLIMIT_NOFILE to fit maxclients
+ * plus the reserve if the system lets us; otherwise lower maxclients to what
+ * the limit allows, and say so. Returns C_ERR when the limit leaves no room
+ * for a single client. */
+int adjustOpenFilesLimit(void) {
+    rlim_t maxfiles = (rlim_t)server.cfg.maxclients + CASQ_RESERVED_FDS;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
+        serverLog(LL_WARNING, "Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting the max "
+                              "clients configuration accordingly.", strerror(errno));
+        server.cfg.maxclients = 1024 - CASQ_RESERVED_FDS;
+        return C_OK;
+    }
+    rlim_t oldlimit = limit.rlim_cur;
+    if (oldlimit >= maxfiles) return C_OK;
+
+    /* Try maxfiles, then a little less each time, down to what we have. */
+    rlim_t bestlimit = maxfiles;
+    int setrlimit_error = 0;
+    while (bestlimit > oldlimit) {
+        struct rlimit want = limit;
+        want.rlim_cur = bestlimit;
+        if (want.rlim_max != RLIM_INFINITY && want.rlim_max < bestlimit) want.rlim_max = bestlimit;
+        if (setrlimit(RLIMIT_NOFILE, &want) != -1) break;
+        setrlimit_error = errno;
+        if (bestlimit < 16) {
+            bestlimit = oldlimit;
+            break;
+        }
+        bestlimit -= 16;
+    }
+    if (bestlimit < oldlimit) bestlimit = oldlimit;
+
+    if (bestlimit >= maxfiles) {
+        serverLog(LL_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+                  (unsigned long long)maxfiles, (unsigned long long)oldlimit);
+        return C_OK;
+    }
+    long long old_maxclients = server.cfg.maxclients;
+    if (bestlimit <= CASQ_RESERVED_FDS) {
+        serverLog(LL_WARNING, "Your current 'ulimit -n' of %llu is not enough for the server to start. Please "
+                              "increase your open file limit to at least %llu. Exiting.",
+                  (unsigned long long)oldlimit, (unsigned long long)maxfiles);
+        return C_ERR;
+    }
+    server.cfg.maxclients = (long long)bestlimit - CASQ_RESERVED_FDS;
+    serverLog(LL_WARNING, "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+              old_maxclients, (unsigned long long)maxfiles);
+    serverLog(LL_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+              (unsigned long long)maxfiles, strerror(setrlimit_error ? setrlimit_error : EPERM));
+    serverLog(LL_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %lld to compensate "
+                          "for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+              (unsigned long long)bestlimit, server.cfg.maxclients);
+    return C_OK;
+}
+
 static void initServer(void) {
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
@@ -804,9 +882,11 @@ static void freeServerOnExit(void) {
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
+    scriptingRelease(); /* scripting.c: the Lua interpreter, its client */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);
+    freeAcceptBackoff();
     listRelease(server.clients);
     listRelease(server.clients_pending_write);
     listRelease(server.clients_to_close);
@@ -927,6 +1007,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     initServer();
+    if (!export_path && adjustOpenFilesLimit() != C_OK) {
+        freeServerOnExit();
+        return 1;
+    }
     if (export_path) {
         int rc = commitExportState(export_path, &err) == C_OK ? 0 : 1;
         if (rc) serverLog(LL_WARNING, "Export failed: %s", err);

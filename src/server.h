@@ -363,12 +363,15 @@ typedef struct serverConfig {
     char *logfile;             /* "" = stdout */
     char *pidfile;             /* NULL = none */
     int daemonize;             /* fork into background */
+    int protected_mode;        /* no password: only loopback clients (Redis) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long stream_idmp_duration;     /* XADD IDMP window: seconds (Redis 8.6) */
+    long long stream_idmp_maxsize;      /* ... and ids per producer */
     long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
     long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
     long long list_max_listpack_size;   /* t_list.c: OBJECT ENCODING rule */
@@ -523,6 +526,9 @@ void freeClientAsync(client *c);
 void resetClient(client *c);
 void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
+void freeAcceptBackoff(void);
+int protectedModeDenies(const char *peer_ip, int is_unix);
+int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);
 /* Tags the running command's reply bytes with need_seq and queues them. */
@@ -727,6 +733,15 @@ int pubsubClientCount(client *c, int which);
 /* Channels / patterns / shard channels with subscribers (INFO). */
 unsigned long pubsubTotalChannels(int which);
 void pubsubFreeAll(void); /* at exit */
+
+/* ------------------------------------------------------------------------
+ * Scripting (scripting.c): the Lua interpreter starts with the first
+ * script command.
+ * --------------------------------------------------------------------- */
+void scriptingRelease(void); /* at exit */
+long long scriptingCachedScripts(void); /* INFO */
+size_t scriptingCacheBytes(void);
+size_t scriptingLuaMemory(void);
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)

@@ -747,3 +747,116 @@ start_server {tags {"connection" "external:skip"}} {
         r ping
     } {PONG}
 }
+
+# Protected mode (Redis's clientAcceptHandler): on by default; with no
+# password for the default user, clients that are not on the loopback
+# interface get -DENIED at accept time and are disconnected. The server
+# listens on every interface and a client connects to this machine's own
+# non-loopback address (its source address is then that address too).
+proc non_loopback_ipv4 {} {
+    if {[catch {exec hostname -I} out]} {return ""}
+    foreach a [split [string trim $out]] {
+        if {[regexp {^\d+\.\d+\.\d+\.\d+$} $a] && ![string match 127.* $a]} {return $a}
+    }
+    return ""
+}
+
+start_server {tags {"connection protected-mode"} overrides {bind 0.0.0.0}} {
+    set ext_ip [non_loopback_ipv4]
+    set saved_skip $::th::skip_reason
+    if {$ext_ip eq ""} {set ::th::skip_reason "this machine has no non-loopback IPv4 address"}
+
+    proc ext_client_first_line {ip} {
+        set c [redis $ip [srv port]]
+        $c readraw 1
+        $c write "PING\r\n"
+        $c flush
+        set rc [catch {$c read} line]
+        $c close
+        return $line
+    }
+
+    test {protected-mode: CONFIG GET reports yes by default} {
+        r config get protected-mode
+    } {protected-mode yes}
+
+    test {protected-mode: a non-loopback client gets DENIED and is disconnected} {
+        set before [s rejected_connections]
+        set c [redis $ext_ip [srv port]]
+        $c readraw 1
+        set rc [catch {$c read} line]
+        catch {assert_conn_closed $c}
+        $c close
+        assert_match {-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so.*} $line
+        assert_equal [expr {$before + 1}] [s rejected_connections]
+        r ping
+    } {PONG}
+
+    test {protected-mode: CONFIG SET protected-mode no lets the client in} {
+        r config set protected-mode no
+        set line [ext_client_first_line $ext_ip]
+        r config set protected-mode yes
+        list $line [r config get protected-mode]
+    } {+PONG {protected-mode yes}}
+
+    test {protected-mode: a password set for the default user lets the client in (to authenticate)} {
+        r config set requirepass secret
+        set c [redis $ext_ip [srv port]]
+        set e [catch {$c ping} err]
+        set ok [$c auth secret]
+        set p [$c ping]
+        $c close
+        r auth secret
+        r config set requirepass ""
+        list $err $ok $p
+    } {{NOAUTH Authentication required.} OK PONG}
+
+    set ::th::skip_reason $saved_skip
+}
+
+# CVE-2025-21605 (Redis >= 7.2.8): a client that never authenticates may not
+# make the server hold its unread replies; it is disconnected instead.
+start_server {tags {"connection" "redis7.2"} overrides {requirepass secret}} {
+    r auth secret
+
+    test {An unauthenticated client flooding commands without reading is disconnected} {
+        set before [s client_output_buffer_limit_disconnections]
+        set mem_before [s used_memory]
+        set rd [redis_deferring_client]
+        set chunk [string repeat "PING\r\n" 10000]
+        catch {
+            for {set i 0} {$i < 100} {incr i} {
+                $rd write $chunk
+                $rd flush
+            }
+        }
+        wait_for_condition 100 50 {
+            [s client_output_buffer_limit_disconnections] > $before
+        } else {
+            fail "the unauthenticated client was not disconnected"
+        }
+        catch {$rd close}
+        wait_for_condition 100 50 {
+            [s connected_clients] == 1
+        } else {
+            fail "the unauthenticated client is still connected"
+        }
+        # What it sent and what it was answered are not kept.
+        assert_lessthan [s used_memory] [expr {$mem_before + 4*1024*1024}]
+        r ping
+    } {PONG}
+
+    test {An authenticated client may pipeline many commands without the limit} {
+        set rd [redis_deferring_client]
+        $rd auth secret
+        assert_equal OK [$rd read]
+        $rd write [string repeat "PING\r\n" 5000]
+        $rd flush
+        set n 0
+        for {set i 0} {$i < 5000} {incr i} {
+            if {[$rd read] eq "PONG"} {incr n}
+        }
+        $rd close
+        set n
+    } {5000}
+}

@@ -80,6 +80,27 @@ start_server {tags {"protocol"}} {
             {ERR Protocol error: too big inline request}
     }
 
+    test {Inline request with a NUL byte: nothing runs, then too big inline request} {
+        # As Redis (strchr finds no newline past the NUL): the truncated
+        # command is not run, nor anything pipelined after it.
+        r del nulkey
+        set c [redis_client]
+        $c readraw 1
+        $c write "SET nulkey v\0junk\r\nPING\r\n"
+        $c flush
+        after 200
+        set ran [r exists nulkey]
+        # The server may close before it has read all of it.
+        catch {
+            $c write [string repeat a 70000]
+            $c flush
+        }
+        set line [$c read]
+        assert_conn_closed $c
+        $c close
+        list $ran $line [r exists nulkey]
+    } {0 {-ERR Protocol error: too big inline request} 0}
+
     test {Inline "$-5" is just an unknown command} {
         lassign [send_raw_first_line "\$-5\r\nPING\r\n"] c line
         set next [$c read]

@@ -62,6 +62,7 @@ failed=0
 skipped=0
 for t in "${tests[@]}"; do
     echo "# --- $t"
+    t0=$(date +%s)
     if [ "$t" = store_file ]; then
         out=$(run_store_file 2>&1)
         rc=$?
@@ -82,6 +83,7 @@ for t in "${tests[@]}"; do
     passed=$((passed + p))
     failed=$((failed + f))
     skipped=$((skipped + s))
+    echo "# --- $t: $p passed, $f failed in $(($(date +%s) - t0)) s"
 done
 
 [ $skipped -gt 0 ] && echo "# $skipped skipped (see SKIPPED lines)"

@@ -406,6 +406,28 @@ static void testRewrite(void) {
     sdsfree(path);
 }
 
+/* protected-mode (Redis's connIsLocal): only a missing password and a peer
+ * that is not 127.x / ::1 / a Unix socket are refused. */
+static void testProtectedMode(void) {
+    initServerConfig();
+    CHECK(server.cfg.protected_mode == 1);
+    CHECK(protectedModeDenies("192.0.2.7", 0));
+    CHECK(protectedModeDenies("10.1.2.3", 0));
+    CHECK(protectedModeDenies("fd00::2", 0));
+    CHECK(protectedModeDenies("::ffff:127.0.0.1", 0)); /* Redis compares the text */
+    CHECK(!protectedModeDenies("127.0.0.1", 0));
+    CHECK(!protectedModeDenies("127.3.4.5", 0));
+    CHECK(!protectedModeDenies("::1", 0));
+    CHECK(!protectedModeDenies("", 1)); /* Unix socket */
+    server.cfg.requirepass = zstrdup("pw");
+    CHECK(!protectedModeDenies("192.0.2.7", 0));
+    zfree(server.cfg.requirepass);
+    server.cfg.requirepass = NULL;
+    server.cfg.protected_mode = 0;
+    CHECK(!protectedModeDenies("192.0.2.7", 0));
+    server.cfg.protected_mode = 1;
+}
+
 int test_config(void) {
     char cwd[4096];
     failures = 0;
@@ -418,6 +440,7 @@ int test_config(void) {
     testErrors();
     testFilesAndIncludes();
     testRewrite();
+    testProtectedMode();
 
     rmdir(tmpdir);
     /* Leave the server with its defaults and the original directory. */
