@@ -1307,13 +1307,14 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 }
 
 /* Sends one entry as [id, [f, v, ...]] (no header: like
- * STREAM_RWR_RAWENTRIES) and returns 1, or returns 0 if it does not exist.
+ * STREAM_RWR_RAWENTRIES; with meta, XREADGROUP CLAIM's [id, [f, v, ...],
+ * 0, 0] of a new entry) and returns 1, or returns 0 if it does not exist.
  * With a hint, lookups of increasing IDs within one node scan on from the
  * previous one instead of from the node's start (priority delivery looks
  * up each class's entries in ID order, see t_stream_prio.c); the hint
  * holds no reference: it is used only while its node is the node found
  * and has not changed since (gen is unique, even across nodes). */
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta) {
     static sds buf; /* decoded fields and values, kept for the next call */
     streamNode *n = NULL;
     uint32_t pos = 0;
@@ -1355,7 +1356,7 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
                 hint->jpos = jpos + jlen + 1;
                 hint->id = cur;
             }
-            addReplyArrayLen(c, 2);
+            addReplyArrayLen(c, meta ? 4 : 2);
             addReplyStreamID(c, &cur);
             addReplyArrayLen(c, (long)numfields * 2);
             const char *fp = entryFields(n->json + jpos);
@@ -1366,6 +1367,10 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
                     readJSONBytes(&fp, &buf, &v, &vl);
                     addReplyBulk(c, (const char *)v, vl);
                 }
+            }
+            if (meta) { /* a new entry: never delivered before */
+                addReplyLongLong(c, 0);
+                addReplyLongLong(c, 0);
             }
             return 1;
         }
@@ -2026,17 +2031,20 @@ void xreadCommand(client *c) {
             if (serve_history) flags |= STREAM_RWR_HISTORY;
             if (groups && !serve_history && claim_idle >= 0) {
                 /* CLAIM: the idle pending entries first, then new ones up
-                 * to COUNT, every entry with its delivery metadata. (A
-                 * priority group's new entries come in ID order here.) */
+                 * to COUNT, every entry with its delivery metadata (a
+                 * priority group's new entries by its schedule). */
                 void *lenp = addReplyDeferredLen(c);
                 size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)scount);
-                if (!scount || n < (size_t)scount)
-                    n += streamReplyWithRange(c, s, &start, NULL, scount ? (size_t)scount - n : 0, 0, groups[i],
-                                              consumer, flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
+                size_t left = scount ? (size_t)scount - n : 0;
+                int rflags = flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META;
+                if ((!scount || n < (size_t)scount) && groups[i]->prio)
+                    n += streamPrioDeliver(c, s, groups[i], consumer, left, rflags);
+                else if (!scount || n < (size_t)scount)
+                    n += streamReplyWithRange(c, s, &start, NULL, left, 0, groups[i], consumer, rflags);
                 setDeferredArrayLen(c, lenp, (long)n);
                 served += (long long)n;
             } else if (groups && !serve_history && groups[i]->prio) {
-                served += (long long)streamPrioDeliver(c, s, groups[i], consumer, (size_t)scount, noack);
+                served += (long long)streamPrioDeliver(c, s, groups[i], consumer, (size_t)scount, flags);
             } else {
                 served += (long long)streamReplyWithRange(c, s, &start, NULL, (size_t)scount, 0,
                                                           groups ? groups[i] : NULL, consumer, flags);

@@ -288,6 +288,12 @@ int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     return prioUndelivered(p) != 0;
 }
 
+int streamPrioIsUndelivered(stream *s, streamCG *cg, const streamID *id) {
+    streamPrio *p = cg->prio;
+    int cls = prioClassOfID(p, s, id);
+    return cls >= 0 && streamCompareID(id, &p->cursor[cls]) > 0;
+}
+
 /* Exact number of undelivered entries (XINFO lag). */
 long long streamPrioLag(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
@@ -336,11 +342,14 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
 }
 
 /* Delivers up to count entries (0: all) by the schedule, as XREADGROUP
- * ">" does: [[id, [f, v, ...]], ...], each entering the PELs unless
- * noack. Returns the number sent. */
-size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack) {
+ * ">" does: [[id, [f, v, ...]], ...] (STREAM_RWR_RAWENTRIES: without the
+ * array header; STREAM_RWR_CLAIM_META: XREADGROUP CLAIM's 4-element
+ * entries), each entering the PELs unless STREAM_RWR_NOACK, stopping early
+ * when a MAXSIZE budget is spent. Returns the number sent. */
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int flags) {
     streamPrio *p = cg->prio;
-    void *lenp = addReplyDeferredLen(c);
+    int noack = flags & STREAM_RWR_NOACK, meta = flags & STREAM_RWR_CLAIM_META;
+    void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
     prioClassifyNew(p, s);
     while (!count || sent < count) {
@@ -350,7 +359,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         streamID id = *queueHead(&p->q[cls]);
         queuePop(&p->q[cls]);
         p->cursor[cls] = id;
-        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls]))
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], meta))
             continue; /* deleted since it was classified */
         p->cycle_pos = next_pos;
         if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
@@ -370,8 +379,9 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         }
         consumer->active_time = commandTimeSnapshot();
         sent++;
+        if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
     }
-    setDeferredArrayLen(c, lenp, (long)sent);
+    if (lenp) setDeferredArrayLen(c, lenp, (long)sent);
     return sent;
 }
 
