@@ -248,8 +248,13 @@ static void nodeTouch(streamNode *n) {
     n->gen = ++nodeGenNext;
 }
 
+/* Nodes freed so far: a streamEntryHint whose count is still current
+ * points at a live node. */
+static uint64_t streamNodesFreed;
+
 static void nodeFree(void *ptr) {
     streamNode *n = ptr;
+    streamNodesFreed++;
     docTextFree(n->json, n->json_pin);
     zfree(n->idx);
     zfree(n->master_fields);
@@ -1302,22 +1307,38 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 }
 
 /* Sends one entry as [id, [f, v, ...]] (no header: like
- * STREAM_RWR_RAWENTRIES) and returns 1, or returns 0 if it does not exist.
+ * STREAM_RWR_RAWENTRIES; with meta, XREADGROUP CLAIM's [id, [f, v, ...],
+ * 0, 0] of a new entry) and returns 1, or returns 0 if it does not exist.
  * With a hint, lookups of increasing IDs within one node scan on from the
  * previous one instead of from the node's start (priority delivery looks
  * up each class's entries in ID order, see t_stream_prio.c); the hint
  * holds no reference: it is used only while its node is the node found
  * and has not changed since (gen is unique, even across nodes). */
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
-    idtreeIter it;
-    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
-    if (!idtreeIterValid(&it)) return 0;
-    streamNode *n = idtreeIterVal(&it);
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta) {
+    static sds buf; /* decoded fields and values, kept for the next call */
+    streamNode *n = NULL;
     uint32_t pos = 0;
     size_t jpos = 0;
-    if (hint && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
-        pos = hint->pos;
-        jpos = hint->jpos;
+    if (hint && hint->node && hint->freed == streamNodesFreed) {
+        /* The hint's node is alive: if unchanged and id lies after the
+         * hint's entry within it, no tree lookup is needed. */
+        streamNode *hn = (streamNode *)hint->node;
+        if (hn->gen == hint->gen && streamCompareID(id, &hint->id) > 0 && streamCompareID(id, &hn->last_id) <= 0) {
+            n = hn;
+            pos = hint->pos;
+            jpos = hint->jpos;
+        }
+    }
+    if (!n) {
+        idtreeIter it;
+        idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+        if (!idtreeIterValid(&it)) return 0;
+        n = idtreeIterVal(&it);
+        if (hint && hint->node == n && hint->freed == streamNodesFreed && hint->gen == n->gen &&
+            streamCompareID(id, &hint->id) > 0) {
+            pos = hint->pos;
+            jpos = hint->jpos;
+        }
     }
     while (pos < n->idx_used) {
         streamID cur;
@@ -1329,16 +1350,16 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
         if (cmp == 0) {
             if (hint) {
                 hint->node = n;
+                hint->freed = streamNodesFreed;
                 hint->gen = n->gen;
                 hint->pos = next;
                 hint->jpos = jpos + jlen + 1;
                 hint->id = cur;
             }
-            addReplyArrayLen(c, 2);
+            addReplyArrayLen(c, meta ? 4 : 2);
             addReplyStreamID(c, &cur);
             addReplyArrayLen(c, (long)numfields * 2);
             const char *fp = entryFields(n->json + jpos);
-            sds buf = NULL;
             while (numfields--) {
                 for (int k = 0; k < 2; k++) {
                     const unsigned char *v;
@@ -1347,7 +1368,10 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
                     addReplyBulk(c, (const char *)v, vl);
                 }
             }
-            if (buf) sdsfree(buf);
+            if (meta) { /* a new entry: never delivered before */
+                addReplyLongLong(c, 0);
+                addReplyLongLong(c, 0);
+            }
             return 1;
         }
         pos = next;
@@ -2007,17 +2031,20 @@ void xreadCommand(client *c) {
             if (serve_history) flags |= STREAM_RWR_HISTORY;
             if (groups && !serve_history && claim_idle >= 0) {
                 /* CLAIM: the idle pending entries first, then new ones up
-                 * to COUNT, every entry with its delivery metadata. (A
-                 * priority group's new entries come in ID order here.) */
+                 * to COUNT, every entry with its delivery metadata (a
+                 * priority group's new entries by its schedule). */
                 void *lenp = addReplyDeferredLen(c);
                 size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)scount);
-                if (!scount || n < (size_t)scount)
-                    n += streamReplyWithRange(c, s, &start, NULL, scount ? (size_t)scount - n : 0, 0, groups[i],
-                                              consumer, flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
+                size_t left = scount ? (size_t)scount - n : 0;
+                int rflags = flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META;
+                if ((!scount || n < (size_t)scount) && groups[i]->prio)
+                    n += streamPrioDeliver(c, s, groups[i], consumer, left, rflags);
+                else if (!scount || n < (size_t)scount)
+                    n += streamReplyWithRange(c, s, &start, NULL, left, 0, groups[i], consumer, rflags);
                 setDeferredArrayLen(c, lenp, (long)n);
                 served += (long long)n;
             } else if (groups && !serve_history && groups[i]->prio) {
-                served += (long long)streamPrioDeliver(c, s, groups[i], consumer, (size_t)scount, noack);
+                served += (long long)streamPrioDeliver(c, s, groups[i], consumer, (size_t)scount, flags);
             } else {
                 served += (long long)streamReplyWithRange(c, s, &start, NULL, (size_t)scount, 0,
                                                           groups ? groups[i] : NULL, consumer, flags);

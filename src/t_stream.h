@@ -310,11 +310,12 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 typedef struct streamEntryHint {
     const void *node;              /* the node of the last entry found */
     uint64_t gen;                  /* its gen then */
+    uint64_t freed;                /* nodes freed then (node still alive?) */
     uint32_t pos;                  /* the index record after that entry */
     size_t jpos;                   /* ... and its text offset */
     streamID id;                   /* that entry's ID */
 } streamEntryHint;
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint);
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
 void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
 /* XREAD/XREADGROUP ... MAXSIZE: whether the running read's reply reached
@@ -356,8 +357,11 @@ void streamPrioSetID(stream *s, streamCG *cg, const streamID *id);
 void streamPrioFree(streamPrio *p);
 streamPrio *streamPrioDup(const streamPrio *p);
 int streamPrioHasUndelivered(stream *s, streamCG *cg);
-size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack);
+/* flags: STREAM_RWR_NOACK, STREAM_RWR_RAWENTRIES, STREAM_RWR_CLAIM_META. */
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int flags);
 long long streamPrioLag(stream *s, streamCG *cg);
+/* Whether the entry is one the priority group has not delivered yet. */
+int streamPrioIsUndelivered(stream *s, streamCG *cg, const streamID *id);
 int streamPrioInfoFieldCount(const streamCG *cg);
 void streamPrioReplyInfo(client *c, stream *s, streamCG *cg);
 sds streamPrioCatJSON(sds out, const streamCG *cg);

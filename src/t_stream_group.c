@@ -185,6 +185,8 @@ int streamEntryIsReferenced(stream *s, const streamID *id) {
     for (size_t g = 0; g < s->num_cgroups; g++) {
         streamCG *cg = s->cgroups[g];
         if (streamCompareID(id, &cg->last_id) > 0) return 1;
+        /* A priority group may not have served entries below its last ID. */
+        if (cg->prio && streamPrioIsUndelivered(s, cg, id)) return 1;
         if (idtreeFind(&cg->pel, id)) return 1;
     }
     return 0;

@@ -22,7 +22,7 @@
  * `scanned`. Deleted entries (XDEL, trimming) are dropped lazily: a
  * delivery skips IDs that no longer exist, and XINFO purges the queues
  * when entries were removed since it last looked, so its counts and the
- * lag are exact. IDs only: nodes may split, leave or join segments. */
+ * lag are exact. IDs only: nodes are freed, and join or leave segments. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,7 +195,8 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
         size_t flen, vlen;
         streamIteratorGetField(si, &f, &flen, &v, &vlen);
         if (flen == fl && !memcmp(f, p->field, fl)) {
-            value = prioValue(v, vlen); /* the last one wins, as in HGET-like lookups */
+            value = prioValue(v, vlen); /* the first occurrence counts */
+            break;
         }
     }
     return prioClassOf(p, value);
@@ -216,6 +217,14 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
 /* Classifies the entries added since the last call: each goes to its
  * class's queue unless that class already delivered past it. */
 static void prioClassifyNew(streamPrio *p, stream *s) {
+    if (streamCompareID(&s->last_id, &p->scanned) < 0) {
+        /* XSETID moved the stream's last ID back (the stream emptied by
+         * trimming) and new entries may lie below `scanned`: classify
+         * again from the lowest cursor (the cursors decide what is
+         * delivered, so nothing is queued twice). Rare, and O(entries
+         * above the lowest cursor). */
+        prioRebuildIndex(p);
+    }
     if (streamCompareID(&s->last_id, &p->scanned) <= 0) return;
     streamID start = p->scanned, id;
     if (streamIncrID(&start) != C_OK) return;
@@ -279,6 +288,12 @@ int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     return prioUndelivered(p) != 0;
 }
 
+int streamPrioIsUndelivered(stream *s, streamCG *cg, const streamID *id) {
+    streamPrio *p = cg->prio;
+    int cls = prioClassOfID(p, s, id);
+    return cls >= 0 && streamCompareID(id, &p->cursor[cls]) > 0;
+}
+
 /* Exact number of undelivered entries (XINFO lag). */
 long long streamPrioLag(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
@@ -327,11 +342,14 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
 }
 
 /* Delivers up to count entries (0: all) by the schedule, as XREADGROUP
- * ">" does: [[id, [f, v, ...]], ...], each entering the PELs unless
- * noack. Returns the number sent. */
-size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack) {
+ * ">" does: [[id, [f, v, ...]], ...] (STREAM_RWR_RAWENTRIES: without the
+ * array header; STREAM_RWR_CLAIM_META: XREADGROUP CLAIM's 4-element
+ * entries), each entering the PELs unless STREAM_RWR_NOACK, stopping early
+ * when a MAXSIZE budget is spent. Returns the number sent. */
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int flags) {
     streamPrio *p = cg->prio;
-    void *lenp = addReplyDeferredLen(c);
+    int noack = flags & STREAM_RWR_NOACK, meta = flags & STREAM_RWR_CLAIM_META;
+    void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
     prioClassifyNew(p, s);
     while (!count || sent < count) {
@@ -341,7 +359,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         streamID id = *queueHead(&p->q[cls]);
         queuePop(&p->q[cls]);
         p->cursor[cls] = id;
-        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls]))
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], meta))
             continue; /* deleted since it was classified */
         p->cycle_pos = next_pos;
         if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
@@ -361,8 +379,9 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         }
         consumer->active_time = commandTimeSnapshot();
         sent++;
+        if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
     }
-    setDeferredArrayLen(c, lenp, (long)sent);
+    if (lenp) setDeferredArrayLen(c, lenp, (long)sent);
     return sent;
 }
 

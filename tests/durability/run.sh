@@ -10,7 +10,8 @@
 #   CASQ_SERVER=path tests/durability/run.sh   another binary
 #
 # Uses Debian's python with redis-py (/usr/bin/python3) and ports
-# 26100-26199 (test_failover.py: 27600-27699). Ends with "N passed, N
+# 26100-26199 (test_failover.py: 27600-27699, test_priority.py:
+# 30700-30799). Ends with "N passed, N
 # failed"; exits 1 if anything failed.
 set -u
 

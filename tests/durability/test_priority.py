@@ -25,6 +25,12 @@ stream):
   strict       levels 0..31: no entry delivered while a higher level has
                one undelivered; MAXWAIT: an entry older than max-wait is
                delivered within the next call
+  model        random XADD / XDEL / XTRIM / SETID / WEIGHTS / OFF /
+               XREADGROUP and SIGKILL restarts on a fair and a strict
+               group, every reply and lag compared with a Python model of
+               docs/priority.md
+  documents    the group's "priority" object in the document: written as
+               documented, hand-written ones load, broken ones are refused
   crash        SIGKILL of the broker in the middle of the 200k run, a
                restart, a take-over by a second node at its start, and a
                SIGKILL of that broker with the first node taking over: the
@@ -48,7 +54,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, pick_port  # noqa: E402
+from casqtest import Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
 
 N = 100_000  # per class
 WINDOW = 1000
@@ -380,7 +386,7 @@ def run_crash():
         started = False
         try:
             while len(got) < stop_at:
-                if killer and not started and len(got) > stop_at - 30000:
+                if killer and not started and len(got) > stop_at - 2 * N * 0.15:
                     killer.start()
                     started = True
                 ids_ = xreadgroup(rr, "jobs", "g", "c", 100)
@@ -414,16 +420,16 @@ def run_crash():
 
     recovered_at = []
     # 1. SIGKILL the only node in the middle, restart it.
-    read_until(a, 60000, kill_during=lambda: (time.sleep(0.05), a.kill(signal.SIGKILL)))
+    read_until(a, int(2 * N * 0.3), kill_during=lambda: (time.sleep(0.05), a.kill(signal.SIGKILL)))
     killed_at = len(got)
     a.start()
     recover(a)
     check(0 < killed_at < 2 * N, f"crash: SIGKILL after {killed_at} deliveries, restart")
-    read_until(a, 100000)
+    read_until(a, int(2 * N * 0.5))
     # 2. A second node takes over at its start (the first follows).
     b = Casq(port(), d, "--broker-timeout", "500", logname="b.log").start()
     recover(b)
-    read_until(b, 140000)
+    read_until(b, int(2 * N * 0.7))
     # a learns it is deposed at its next write; make it a follower.
     ra = a.client(socket_timeout=5)
     for _ in range(200):
@@ -436,7 +442,7 @@ def run_crash():
         time.sleep(0.02)
     ra.close()
     # 3. SIGKILL the broker b mid-run: a takes over.
-    read_until(b, 180000, kill_during=lambda: (time.sleep(0.05), b.kill(signal.SIGKILL)))
+    read_until(b, int(2 * N * 0.9), kill_during=lambda: (time.sleep(0.05), b.kill(signal.SIGKILL)))
     deadline = time.time() + 10
     while time.time() < deadline:
         try:
@@ -460,6 +466,232 @@ def run_crash():
     shutil.rmtree(d, ignore_errors=True)
 
 
+class PrioModel:
+    """docs/priority.md as executable Python: a group's schedule over the
+    live entries (each class: its live entries above its cursor)."""
+
+    def __init__(self, mode, weights=(2, 1), cursor=(0, 0)):
+        self.mode, self.weights, self.pos = mode, list(weights), 0
+        self.cursor = [cursor] * (2 if mode == "fair" else 32)
+        self.off = False   # PRIORITY OFF: a plain group reading after `last`
+        self.last = cursor  # greatest ID delivered (last-delivered-id)
+
+    def set_off(self, entries):
+        """OFF: the group continues after the oldest undelivered entry."""
+        heads = [q[0] for q in self.undelivered(entries) if q]
+        if heads:
+            ms, seq = min(heads)
+            self.last = (ms, seq - 1) if seq else (ms - 1, 2**64 - 1)
+        self.off = True
+
+    def set_on(self):
+        self.off = False
+        self.cursor = [self.last] * len(self.cursor)
+        self.pos = 0
+
+    def cls(self, prio):
+        try:
+            v = int(prio) if prio is not None and prio.strip() == prio else 4
+        except ValueError:
+            v = 4
+        if self.mode == "fair":
+            return 0 if v >= 5 else 1
+        return max(0, min(31, v))
+
+    def undelivered(self, entries):
+        q = [[] for _ in self.cursor]
+        for eid in sorted(entries):
+            k = self.cls(entries[eid])
+            if eid > self.cursor[k]:
+                q[k].append(eid)
+        return q
+
+    def deliver(self, entries, count):
+        if self.off:
+            out = [e for e in sorted(entries) if e > self.last][:count or None]
+            if out:
+                self.last = out[-1]
+            return out
+        out = []
+        q = self.undelivered(entries)
+        while (not count or len(out) < count) and any(q):
+            if self.mode == "fair":
+                total = sum(self.weights)
+                p = self.pos % total
+                k = 0 if p < self.weights[0] else 1
+                if q[k]:
+                    self.pos = (p + 1) % total
+                else:
+                    k ^= 1
+                    self.pos = ((self.weights[0] if k == 1 else 0) + 1) % total
+            else:
+                k = max(j for j in range(32) if q[j])
+            eid = q[k].pop(0)
+            self.cursor[k] = eid
+            self.last = max(self.last, eid)
+            out.append(eid)
+        return out
+
+
+def parse_id(b):
+    ms, seq = b.split(b"-")
+    return (int(ms), int(seq))
+
+
+def run_model():
+    """Random XADD / XDEL / XTRIM / XREADGROUP / SETID / WEIGHTS against
+    the model: every reply and every lag exactly as the model says."""
+    d = tmpdir("casq-prio-model-")
+    n = Casq(port(), d).start()
+    r = n.client()
+    rnd = random.Random(5)
+    entries = {}  # id tuple -> priority string or None
+    r.execute_command("XGROUP", "CREATE", "m", "f", "$", "MKSTREAM", "PRIORITY", "FAIR")
+    r.execute_command("XGROUP", "CREATE", "m", "s", "$", "PRIORITY", "STRICT")
+    models = {"f": PrioModel("fair"), "s": PrioModel("strict")}
+    bad = []
+    restarts = 0
+    values = ["0", "1", "4", "5", "9", "12", "31", "40", "-2", "x", "", " 7"]
+    for step in range(2500):
+        op = rnd.random()
+        if op < 0.004:
+            # SIGKILL and restart: every reply received was durable, so
+            # the schedule goes on exactly where the model is.
+            r.close()
+            n.kill(signal.SIGKILL)
+            n.start()
+            r = n.client()
+            restarts += 1
+        elif op < 0.45:
+            v = rnd.choice(values + [None])
+            f = {"priority": v} if v is not None else {"other": "1"}
+            entries[parse_id(r.xadd("m", f))] = v
+        elif op < 0.52 and entries:
+            victims = rnd.sample(sorted(entries), min(len(entries), rnd.randint(1, 3)))
+            r.xdel("m", *[f"{a}-{b}" for a, b in victims])
+            for v in victims:
+                del entries[v]
+        elif op < 0.55 and entries:
+            keep = rnd.randint(len(entries) // 2, len(entries))
+            r.xtrim("m", maxlen=keep, approximate=False)
+            for v in sorted(entries)[:len(entries) - keep]:
+                del entries[v]
+        elif op < 0.57 and entries:
+            g = rnd.choice("fs")
+            to = rnd.choice(sorted(entries))
+            r.execute_command("XGROUP", "SETID", "m", g, f"{to[0]}-{to[1]}")
+            models[g].cursor = [to] * len(models[g].cursor)
+            models[g].last = to
+        elif op < 0.575:
+            # The fair group goes plain and back (the cycle restarts).
+            m = models["f"]
+            if m.off:
+                r.execute_command("XGROUP", "PRIORITY", "m", "f", "FAIR", "WEIGHTS", *m.weights)
+                m.set_on()
+            else:
+                r.execute_command("XGROUP", "PRIORITY", "m", "f", "OFF")
+                m.set_off(entries)
+        elif op < 0.59:
+            w = (rnd.randint(1, 4), rnd.randint(1, 4))
+            r.execute_command("XGROUP", "PRIORITY", "m", "f", "FAIR", "WEIGHTS", *w)
+            if models["f"].off:
+                models["f"].set_on()  # (FAIR on a plain group turns it on)
+            models["f"].weights, models["f"].pos = list(w), 0
+        else:
+            g = rnd.choice("fs")
+            count = rnd.choice([0, 1, 2, 3, 5, 8])
+            res = r.execute_command("XREADGROUP", "GROUP", g, rnd.choice(["c1", "c2"]), "COUNT", count, "NOACK",
+                                    "STREAMS", "m", ">")
+            got = [parse_id(e[0]) for e in res[0][1]] if res else []
+            want = models[g].deliver(entries, count)
+            if got != want:
+                bad.append((step, g, got[:5], want[:5]))
+        if step % 50 == 0:
+            for g in "fs":
+                if models[g].off:
+                    continue
+                info = {x[1]: dict(zip(x[::2], x[1::2])) for x in r.execute_command("XINFO", "GROUPS", "m")}
+                lag = info[g.encode()][b"lag"]
+                want = sum(len(q) for q in models[g].undelivered(entries))
+                if lag != want:
+                    bad.append((step, g, "lag", lag, want))
+    check(not bad and restarts > 0, f"model: 2,500 random XADD/XDEL/XTRIM/SETID/WEIGHTS/OFF/XREADGROUP steps and "
+          f"{restarts} SIGKILL restarts, fair and strict: every reply and lag as docs/priority.md says", f"{bad[:3]}")
+    r.close()
+    check(n.stop() == 0, "model: the node shuts down cleanly")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def run_documents():
+    """The group's "priority" object as documented (docs/state-format.md):
+    written by casq, hand-written ones load, broken ones are refused."""
+    import json
+
+    d = tmpdir("casq-prio-doc-")
+    n = Casq(port(), d).start()
+    r = n.client()
+    for k in range(4):
+        r.xadd("q", {"priority": "9", "n": f"h{k}"})
+        r.xadd("q", {"n": f"n{k}"})
+    r.execute_command("XGROUP", "CREATE", "q", "g", "0", "PRIORITY", "FAIR", "WEIGHTS", "3", "1", "FIELD", "priority")
+    r.execute_command("XREADGROUP", "GROUP", "g", "c", "COUNT", "2", "NOACK", "STREAMS", "q", ">")
+    r.close()
+    check(n.stop() == 0, "documents: the node shuts down cleanly")
+    doc = load_document(os.path.join(d, "queue.json"), merge=False)
+    key = doc["databases"][0]["keys"][0]
+    group = key["stream"]["groups"][0]
+    pr = group.get("priority", {})
+    check(pr.get("mode") == "fair" and pr.get("field") == "priority" and pr.get("weights") == [3, 1]
+          and pr.get("cycle_pos") == 2 and len(pr.get("cursors", [])) == 2,
+          "documents: the group's priority object holds mode, field, weights, cycle_pos, cursors", f"{pr}")
+
+    def with_priority(value):
+        doc2 = json.loads(json.dumps(doc))
+        g = doc2["databases"][0]["keys"][0]["stream"]["groups"][0]
+        if value is None:
+            g.pop("priority", None)
+        else:
+            g["priority"] = value
+        dd = tmpdir("casq-prio-doc2-")
+        with open(os.path.join(dd, "queue.json"), "w") as f:
+            json.dump(doc2, f)
+        return dd
+
+    # A hand-written strict group loads and continues from its cursors
+    # (level 9 has delivered the first entry, level 4 nothing).
+    first = key["stream"]["entries"][0][0]
+    dd = with_priority({"mode": "strict", "field": "priority", "max_wait_ms": 0, "cursors": ["0-0"] * 9 + [first] + ["0-0"] * 22})
+    n2 = Casq(port(), dd).start()
+    r = n2.client()
+    res = r.execute_command("XREADGROUP", "GROUP", "g", "c", "STREAMS", "q", ">")
+    got = [e[1][b"n"] for e in res[0][1]]
+    check(got == [b"h1", b"h2", b"h3", b"n0", b"n1", b"n2", b"n3"],
+          "documents: a hand-written strict group loads and continues after its cursors", f"{got}")
+    r.close()
+    n2.stop()
+    shutil.rmtree(dd, ignore_errors=True)
+
+    bad = [
+        ({"mode": "fast", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "mode"),
+        ({"mode": "fair", "field": "p", "weights": [0, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "weights"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 3, "cursors": ["0-0", "0-0"]}, "cycle_pos"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0"]}, "cursors"),
+        ({"mode": "fair", "field": "", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"]}, "field"),
+        ({"mode": "fair", "field": "p", "weights": [2, 1], "cycle_pos": 0, "cursors": ["0-0", "0-0"], "x": 1},
+         "unknown field"),
+        ({"mode": "strict", "field": "p", "max_wait_ms": 5, "weights": [2, 1], "cursors": ["0-0"] * 32}, "weights"),
+        ({"mode": "strict", "field": "p", "max_wait_ms": -1, "cursors": ["0-0"] * 32}, "max_wait_ms"),
+        ("fair", "expected an object"),
+    ]
+    for value, why in bad:
+        dd = with_priority(value)
+        code, out = run_casq_expect_exit(port(), dd)
+        check(code not in (None, 0) and "priority" in out and why in out,
+              f"documents: a priority object with a bad {why} is refused, saying so", out[-300:])
+        shutil.rmtree(dd, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     t0 = time.time()
     d = tmpdir("casq-prio-")
@@ -471,6 +703,8 @@ def main():
     check(node.stop() == 0, "the node shuts down cleanly")
     shutil.rmtree(d, ignore_errors=True)
     run_crash()
+    run_documents()
+    run_model()
     print(f"# {time.time() - t0:.1f} s", flush=True)
     finish()
 

@@ -178,6 +178,12 @@ def hints(port, t):
         os.write(fd, b"\x15XREADGROUP ")
         out = read_for(10, b"GROUP group consumer")
         t.check("interactive hint for XREADGROUP", b"GROUP group consumer" in out, out[-400:])
+        # casq's own subcommand (docs/priority.md) is hinted from its COMMAND DOCS.
+        os.write(fd, b"\x15XGROUP PRIORITY ")
+        out = read_for(10, b"[MAXWAIT milliseconds]")
+        t.check("interactive hint for XGROUP PRIORITY",
+                b"key groupname OFF|FAIR [WEIGHTS high normal] [FIELD name]|STRICT [MAXWAIT milliseconds] [FIELD name]"
+                in out, out[-400:])
         os.write(fd, b"\x15quit\r")
         read_for(2)
     finally:

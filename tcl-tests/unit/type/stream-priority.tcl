@@ -279,6 +279,59 @@ start_server {tags {"stream" "casq-only"}} {
         set res
     } {a}
 
+    test {XSETID moving the stream's last ID back: new entries are still delivered} {
+        r del q
+        r xadd q 5 priority 9 n a
+        r xadd q 50 n b
+        r xgroup create q g 0 PRIORITY FAIR
+        set first [prio_values [r xreadgroup group g c streams q >]]
+        r xtrim q maxlen 0
+        r xsetid q 10
+        r xadd q 20 priority 9 n c
+        list $first [prio_values [r xreadgroup group g c streams q >]] [dict get [prio_group_info q g] lag]
+    } {{a b} c 0}
+
+    # Redis 8 options on a priority group (tcl-tests/unit/type/stream-redis8.tcl)
+    test {XREADGROUP CLAIM on a priority group: idle pending first, then new entries by the schedule} {
+        r del q
+        for {set i 1} {$i <= 3} {incr i} {r xadd q * n n$i}
+        for {set i 1} {$i <= 3} {incr i} {r xadd q * priority 9 n h$i}
+        r xgroup create q g 0 PRIORITY FAIR
+        r xreadgroup group g alice count 1 streams q >
+        after 30
+        set rep [r xreadgroup group g bob count 4 claim 20 streams q >]
+        set res {}
+        foreach e [lindex $rep 0 1] {
+            lappend res [list [dict get [lindex $e 1] n] [expr {[lindex $e 2] >= 20}] [lindex $e 3]]
+        }
+        list $res [prio_values [r xreadgroup group g bob streams q >]] [dict get [prio_group_info q g] lag]
+    } {{{h1 1 2} {h2 0 0} {n1 0 0} {h3 0 0}} {n2 n3} 0}
+
+    test {MAXCOUNT and MAXSIZE bound a priority group's delivery; the rest follows in order} {
+        r del q
+        for {set i 1} {$i <= 4} {incr i} {r xadd q * n n$i}
+        for {set i 1} {$i <= 4} {incr i} {r xadd q * priority 9 n h$i}
+        r xgroup create q g 0 PRIORITY FAIR
+        set a [prio_values [r xreadgroup group g c maxcount 2 streams q >]]
+        set b [prio_values [r xreadgroup group g c maxsize 1 streams q >]]
+        set rest [prio_values [r xreadgroup group g c streams q >]]
+        list $a $b $rest
+    } {{h1 h2} n1 {h3 h4 n2 n3 n4}}
+
+    test {XTRIM ... ACKED and XDELEX ACKED keep what a priority group has not delivered} {
+        r del q
+        set n1 [r xadd q * n n1]
+        set h1 [r xadd q * priority 9 n h1]
+        r xgroup create q g 0 PRIORITY FAIR
+        # h1 delivered and acknowledged, n1 (below it) not delivered yet.
+        r xreadgroup group g c count 1 streams q >
+        r xack q g $h1
+        set del [r xdelex q ACKED IDS 2 $n1 $h1]
+        r xadd q * n n2
+        r xtrim q maxlen 0 ACKED
+        list $del [prio_values [r xreadgroup group g c streams q >]]
+    } {{2 1} {n1 n2}}
+
     test {COPY keeps the priority settings and the schedule's position} {
         r del q q3
         for {set i 1} {$i <= 4} {incr i} {r xadd q * priority 9 n h$i}
