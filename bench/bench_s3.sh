@@ -22,6 +22,11 @@
 #   MAXLEN=0                  > 0: XADD ... MAXLEN ~ N (keeps the document
 #                             small, as a queue whose jobs get consumed)
 #   VALUE_SIZE=32             bytes per job payload
+#   BACKLOG=0                 > 0: the stream XADD writes to (bench:s3)
+#                             already holds this many ~100-byte entries when
+#                             casq starts (a document written inline and
+#                             sealed into segments by casq before the
+#                             measurement: issue 9's "1M backlog" case)
 #   PORT_BASE=30600           casq port (range of this script: 30600-30699)
 #   PROXY_PORT=30690          the proxy's port
 #   RGW_PORT=22480            an RGW answering there with the test
@@ -38,6 +43,7 @@ DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 MAXLEN=${MAXLEN:-0}
 VALUE_SIZE=${VALUE_SIZE:-32}
+BACKLOG=${BACKLOG:-0}
 PORT=${PORT_BASE:-30600}
 PROXY_PORT=${PROXY_PORT:-30690}
 export RGW_PORT=${RGW_PORT:-22480}
@@ -123,8 +129,10 @@ start_casq() { # config -> starts casq, sets CASQ_PID
     case "$cfg" in
     file) store="$WORK/data-$n/queue.json"; mkdir -p "$WORK/data-$n" ;;
     s3-*) store="s3://$BUCKET/bench-$$-$n.json"
+          [ "$BACKLOG" -gt 0 ] && put_backlog "/$BUCKET/bench-$$-$n.json"
           proxy "{\"reset\": true, \"put_delay_ms\": ${cfg#s3-}}" ;;
     esac
+    [ "$cfg" = file ] && [ "$BACKLOG" -gt 0 ] && gen_backlog "$store"
     local args=(--port "$PORT" --bind 127.0.0.1 --dir "$WORK" --maxclients 10100 --store "$store")
     [[ "$cfg" == s3-* ]] && args+=(--s3-endpoint "http://127.0.0.1:$PROXY_PORT")
     "$CASQ" "${args[@]}" >"$WORK/casq-$n.log" 2>&1 &
@@ -136,6 +144,42 @@ start_casq() { # config -> starts casq, sets CASQ_PID
     done
     cat "$WORK/casq-$n.log" >&2
     die "casq ($cfg) did not start"
+}
+
+# gen_backlog PATH: a format 2 document whose stream bench:s3 holds
+# $BACKLOG entries (fields p <100 bytes>).
+gen_backlog() {
+    "$PY" - "$1" "$BACKLOG" <<'EOF2'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+base, value = 1700000000000, "x" * 100
+with open(path, "w") as f:
+    f.write('{"format":2,"commit_seq":1,"databases":[{"id":0,"keys":[{"key":"bench:s3","type":"stream","stream":'
+            '{"length":%d,"last_id":"%d-0","first_id":"%d-0","max_deleted_id":"0-0","entries_added":%d,'
+            '"entries":[' % (n, base + n - 1, base, n))
+    for i in range(n):
+        f.write('%s["%d-0","p","%s"]' % ("," if i else "", base + i, value))
+    f.write('],"groups":[]}}]}]}\n')
+EOF2
+}
+
+# put_backlog /bucket/key: the same document, PUT straight to RGW.
+put_backlog() {
+    gen_backlog "$WORK/backlog.json"
+    curl -s -o /dev/null -w '%{http_code}' -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" \
+        --user "$ACCESS_KEY:$SECRET_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+        --data-binary "@$WORK/backlog.json" "http://127.0.0.1:$RGW_PORT$1" | grep -q 200 || die "PUT backlog failed"
+}
+
+# settle: waits until casq has sealed the backlog (its root small again).
+settle() {
+    [ "$BACKLOG" -gt 0 ] || return 0
+    for _ in $(seq 1200); do
+        local r; r=$(info_field root_bytes_last)
+        [ "$(info_field segments_seal_in_progress)" = 0 ] && [ "${r:-0}" -lt 1048576 ] && [ "${r:-0}" -gt 0 ] && break
+        sleep 0.5
+    done
+    echo "# backlog $BACKLOG sealed: $(info_field segments) segments, root $(info_field root_bytes_last) bytes" >&2
 }
 
 stop_casq() {
@@ -158,6 +202,7 @@ for cfg in $CONFIGS; do
     for c in $CLIENTS; do
         n=$((n + 1))
         start_casq "$cfg" "$n"
+        settle
         out=$("$LOAD" -p "$PORT" -c "$c" -d "$DURATION" -w "$WARMUP" -s "$VALUE_SIZE" -m "$MAXLEN" \
               2>>"$WORK/load-$n.err")
         commits=$(info_field commits)
