@@ -752,6 +752,7 @@ void failHeldReplies(const char *err) { failHeldRepliesUpTo(UINT64_MAX, err); }
 /* Writes what may be sent. Returns C_ERR if the client was freed. */
 static int writeToClient(client *c) {
     struct iovec iov[16];
+    size_t totwritten = 0;
     for (;;) {
         int n = 0;
         size_t total = 0;
@@ -775,6 +776,7 @@ static int writeToClient(client *c) {
             return C_ERR;
         }
         server.stat_net_output_bytes += w;
+        totwritten += (size_t)w;
         size_t left = (size_t)w;
         while (left && c->reply) {
             size_t avail = c->reply->used - c->sentlen;
@@ -793,7 +795,9 @@ static int writeToClient(client *c) {
         }
         if ((size_t)w < total) break;
     }
-    c->last_interaction = server.mstime_cache;
+    /* Only bytes that left count as interaction (Redis): a client that
+     * does not read stays idle for `timeout`. */
+    if (totwritten) c->last_interaction = server.mstime_cache;
     if (c->relay) brokerRelayClientDrained(c); /* broker forwarding */
     int sendable = c->reply && c->reply->need_seq <= server.durable_seq;
     if (sendable) {

@@ -557,9 +557,14 @@ static void clientsCron(void) {
     for (ln = listFirst(server.clients); ln; ln = next) {
         next = ln->next;
         client *c = ln->value;
-        /* A relayed connection's idleness is the broker's to judge. */
-        if (server.cfg.maxidletime && !(c->flags & CLIENT_BLOCKED) && !c->reply && !c->relay &&
-            now - c->last_interaction > (long long)server.cfg.maxidletime * 1000) {
+        /* As Redis: blocked and Pub/Sub clients have no idle timeout, and
+         * unread replies do not make a client busy (a client that stops
+         * reading is idle). Replies still waiting for a commit do: that
+         * client is waiting on us. A relayed connection's idleness is the
+         * broker's to judge. */
+        int waiting_on_commit = c->reply_tail && c->reply_tail->need_seq > server.durable_seq;
+        if (server.cfg.maxidletime && !(c->flags & (CLIENT_BLOCKED | CLIENT_PUBSUB)) && !waiting_on_commit &&
+            !c->relay && now - c->last_interaction > (long long)server.cfg.maxidletime * 1000) {
             serverLog(LL_VERBOSE, "Closing idle client");
             freeClientAsync(c);
             continue;
