@@ -7,6 +7,7 @@
 #   libcurl   (libcurl4-openssl-dev)  HTTP for the S3 store
 #   cJSON     (libcjson-dev)          parsing the state document
 #   zlib      (zlib1g-dev)            CRC-32 of segments
+#   libcrypto (libssl-dev)            SHA-256 and constant-time compare of passwords
 set -e
 missing=""
 check() { # pkg-config-name debian-package
@@ -20,12 +21,13 @@ check libevent libevent-dev
 check libcurl libcurl4-openssl-dev
 check libcjson libcjson-dev
 check zlib zlib1g-dev
+check libcrypto libssl-dev
 if [ -n "$missing" ]; then
     echo "deps: installing$missing"
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in hiredis libevent libcurl libcjson zlib; do
+for p in hiredis libevent libcurl libcjson zlib libcrypto; do
     printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
 done

@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -390,12 +392,25 @@ static void timeCommand(client *c) {
     addReplyBulkLongLong(c, us % 1000000);
 }
 
+/* Whether `given` is the default user's password (requirepass). As Redis
+ * (ACLCheckUserCredentials), the SHA-256 digests of both are compared, in
+ * constant time: how long a wrong guess takes says nothing about how much
+ * of it was right, nor about the password's length. */
+int authPasswordMatches(const char *given, size_t len) {
+    if (!server.cfg.requirepass) return 1; /* "nopass" default user */
+    unsigned char a[EVP_MAX_MD_SIZE], b[EVP_MAX_MD_SIZE];
+    unsigned int alen = 0, blen = 0;
+    if (!EVP_Digest(given, len, a, &alen, EVP_sha256(), NULL) ||
+        !EVP_Digest(server.cfg.requirepass, strlen(server.cfg.requirepass), b, &blen, EVP_sha256(), NULL) ||
+        alen != blen)
+        return 0;
+    return CRYPTO_memcmp(a, b, alen) == 0;
+}
+
 /* Checks a password for the default user (casq has no ACL users). */
 static int checkPassword(const char *user, sds pass) {
     if (user && strcasecmp(user, "default") != 0) return 0;
-    if (!server.cfg.requirepass) return 1; /* "nopass" default user */
-    size_t l = strlen(server.cfg.requirepass);
-    return sdslen(pass) == l && memcmp(pass, server.cfg.requirepass, l) == 0;
+    return authPasswordMatches(pass, sdslen(pass));
 }
 
 static void authCommand(client *c) {

@@ -526,6 +526,7 @@ void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
 void freeAcceptBackoff(void);
 int protectedModeDenies(const char *peer_ip, int is_unix);
+int authPasswordMatches(const char *given, size_t len);
 int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);
