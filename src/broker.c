@@ -540,7 +540,14 @@ static void relayLingerEvent(struct bufferevent *bev, short what, void *arg) {
  * many replies they produce. */
 static int buildHandshake(client *c, sds *hs) {
     int n = 0;
-    if (server.cfg.requirepass && c->authenticated) {
+    if (c->user && c->auth_pass) {
+        /* An ACL user (acl.c): the broker checks that user's rules. */
+        const char *name = aclClientUserName(c);
+        const char *argv[3] = {"AUTH", name, c->auth_pass};
+        size_t lens[3] = {4, strlen(name), sdslen(c->auth_pass)};
+        *hs = catCommand(*hs, 3, argv, lens);
+        n++;
+    } else if (server.cfg.requirepass && c->authenticated) {
         *hs = catCommandStr(*hs, 2, "AUTH", server.cfg.requirepass);
         n++;
     }

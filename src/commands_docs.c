@@ -1636,6 +1636,7 @@ extern const commandDoc listCommandDocsTable[];   /* commands_docs_list.c */
 extern const commandDoc zsetCommandDocsTable[];   /* commands_docs_zset.c */
 extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
 extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
+extern const commandDoc aclCommandDocsTable[];    /* commands_docs_acl.c */
 
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
@@ -1645,6 +1646,7 @@ const commandDoc *const commandDocsTables[] = {
     zsetCommandDocsTable,
     setCommandDocsTable,
     pubsubCommandDocsTable,
+    aclCommandDocsTable,
     NULL,
 };
 

@@ -161,6 +161,7 @@ void freeClient(client *c) {
     sdsfree(c->name);
     sdsfree(c->lib_name);
     sdsfree(c->lib_ver);
+    sdsfree(c->auth_pass);
     zfree(c);
 }
 
@@ -1095,13 +1096,13 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
         "multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%d omem=%zu "
-        "tot-mem=%zu events=r%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+        "tot-mem=%zu events=r%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (now - c->ctime) / 1000,
         (now - c->last_interaction) / 1000, clientFlagsString(c, flags), c->db ? c->db->id : 0,
         pubsubClientCount(c, 0), pubsubClientCount(c, 1), pubsubClientCount(c, 2),
         (c->flags & CLIENT_MULTI) ? c->mstate.count : -1, watched, sdslen(c->querybuf) - c->qb_pos,
         sdsavail(c->querybuf), (size_t)0, sdsalloc(c->querybuf), c->querybuf_peak, obl, oll, c->reply_bytes,
-        sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, c->resp,
+        sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, aclClientUserName(c), c->resp,
         c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
 }
 

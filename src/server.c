@@ -55,6 +55,7 @@ extern struct redisCommand listCommandTable[];    /* t_list.c */
 extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
+extern struct redisCommand aclCommandTable[];     /* acl.c */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
@@ -63,6 +64,7 @@ static struct redisCommand *commandTables[] = {
     stringCommandTable, hashCommandTable,
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
+    aclCommandTable,
     NULL,
 };
 
@@ -318,6 +320,14 @@ int processCommand(client *c) {
         rejectCommand(c, "-NOAUTH Authentication required.");
         return C_OK;
     }
+    if (c->user) {
+        int errpos, denied = aclCheckCommandPerm(c, &errpos);
+        if (denied != ACL_OK) {
+            c->cmd->rejected_calls++;
+            rejectCommandSds(c, aclDeniedMessage(c, denied));
+            return C_OK;
+        }
+    }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, "-LOADING casq is loading the state document");
         return C_OK;
@@ -407,12 +417,6 @@ int authPasswordMatches(const char *given, size_t len) {
     return CRYPTO_memcmp(a, b, alen) == 0;
 }
 
-/* Checks a password for the default user (casq has no ACL users). */
-static int checkPassword(const char *user, sds pass) {
-    if (user && strcasecmp(user, "default") != 0) return 0;
-    return authPasswordMatches(pass, sdslen(pass));
-}
-
 static void authCommand(client *c) {
     if (c->argc > 3) {
         addReplyErrorSyntax(c);
@@ -423,10 +427,13 @@ static void authCommand(client *c) {
                          "Are you sure your configuration is correct?");
         return;
     }
-    const char *user = c->argc == 3 ? c->argv[1] : NULL;
+    /* AUTH <password> is the "default" user's; AUTH <user> <password> any
+     * user's (acl.c). */
     sds pass = c->argv[c->argc - 1];
-    if (checkPassword(user, pass)) {
-        c->authenticated = 1;
+    sds def = c->argc == 2 ? sdsnew("default") : NULL;
+    int ok = aclAuthenticate(c, def ? def : c->argv[1], pass);
+    sdsfree(def);
+    if (ok) {
         addReplyOk(c);
     } else {
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
@@ -462,11 +469,10 @@ static void helloCommand(client *c) {
             return;
         }
     }
-    if (user && !checkPassword(user, pass)) {
+    if (user && !aclAuthenticate(c, user, pass)) {
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
         return;
     }
-    if (user) c->authenticated = 1;
     if (!c->authenticated) {
         addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
                          "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
@@ -511,7 +517,7 @@ static void resetCommand(client *c) {
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* RESET ends MONITOR */
     pubsubUnsubscribeAll(c);                              /* ... and pub/sub */
-    c->authenticated = server.cfg.requirepass == NULL;
+    aclResetClientUser(c); /* back to "default" */
     addReplyStatus(c, "RESET");
 }
 
@@ -875,6 +881,7 @@ static void initServer(void) {
     server.start_time_ms = server.mstime_cache;
     initDbs();
     populateCommandTable();
+    aclInit();
     attachCommandDocs();
 }
 
@@ -894,6 +901,7 @@ static void freeServerOnExit(void) {
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
+    aclFreeAll();     /* acl.c */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);

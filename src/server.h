@@ -226,6 +226,9 @@ typedef struct client {
     struct event *write_ev;    /* writable event, armed when a write is short */
     int resp;                  /* 2 or 3 (HELLO) */
     int authenticated;         /* AUTH passed (or no requirepass) */
+    struct aclUser *user;      /* ACL user (acl.c), NULL = "default" */
+    sds auth_pass;             /* that user's password, for a follower's
+                                * relay to the broker (broker.c), or NULL */
     redisDb *db;               /* SELECTed database */
     sds name;                  /* CLIENT SETNAME */
     sds lib_name;              /* CLIENT SETINFO LIB-NAME */
@@ -527,6 +530,21 @@ void acceptUnixHandler(int fd, short what, void *arg);
 void freeAcceptBackoff(void);
 int protectedModeDenies(const char *peer_ip, int is_unix);
 int authPasswordMatches(const char *given, size_t len);
+
+/* --- ACL users (acl.c) --- */
+#define ACL_OK 0
+#define ACL_DENIED_CMD 1
+#define ACL_DENIED_KEY 2
+#define ACL_DENIED_CHANNEL 3
+void aclInit(void);
+void aclFreeAll(void);
+int aclAuthenticate(client *c, sds user, sds pass);
+void aclResetClientUser(client *c);
+int aclCheckCommandPerm(client *c, int *errpos);
+sds aclDeniedMessage(client *c, int reason);
+const char *aclClientUserName(const client *c);
+uint64_t commandAclCategoryBits(struct redisCommand *cmd);
+int aclCategoryBitByName(const char *name, size_t len);
 int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);

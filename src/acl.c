@@ -1,0 +1,601 @@
+/* acl.c -- ACL users besides "default" (a subset of Redis 7.2's ACL).
+ *
+ * The "default" user is what requirepass configures (c->user == NULL): on,
+ * all commands, all keys, all channels, with requirepass as its password or
+ * nopass. Other users are made with ACL SETUSER and checked before every
+ * command (processCommand): the command, its keys (from the key specs) and
+ * its Pub/Sub channels must be allowed, or the client gets Redis's
+ * -NOPERM errors.
+ *
+ * Supported: AUTH <user> <pass>, HELLO ... AUTH <user> <pass>, ACL WHOAMI,
+ * ACL SETUSER with the rules on, off, nopass, resetpass, >pass, <pass,
+ * #hash, !hash, allcommands/+@all, nocommands/-@all, +@category,
+ * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
+ * ~pattern, resetkeys, allchannels, &pattern, resetchannels, reset; ACL
+ * DELUSER and ACL USERS. Not (yet): selectors, %R~/%W~ key permissions,
+ * ACL GETUSER/LIST/CAT/DRYRUN/LOG, aclfile and `user` directives.
+ *
+ * Users are configuration, not queue state: they live in this process
+ * only (not in the state document) and are gone after a restart; every
+ * node needs the same users. A follower relays a client authenticated as a
+ * user by sending AUTH <user> <pass> to the broker, which applies its own
+ * rules (so the password is kept with the connection for that).
+ *
+ * Passwords are kept as their SHA-256 digests and compared in constant
+ * time, as Redis does. */
+#include "server.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <string.h>
+#include <strings.h>
+
+#include "commands_docs.h"
+
+#define ACL_HASH_LEN 32
+
+typedef struct aclUser {
+    sds name;
+    int enabled;
+    int nopass;
+    int npass;
+    unsigned char (*pass)[ACL_HASH_LEN]; /* SHA-256 of each password */
+    int allcommands;                     /* +@all: every command */
+    dict *commands;                      /* otherwise: allowed full names */
+    int allkeys;
+    int npatterns;
+    sds *patterns; /* ~pattern */
+    int allchannels;
+    int nchannels;
+    sds *channels; /* &pattern */
+} aclUser;
+
+static dict *Users; /* name -> aclUser* (values freed here) */
+
+/* ========================================================================
+ * Users
+ * ===================================================================== */
+
+static void freeSdsArray(sds *a, int n) {
+    for (int j = 0; j < n; j++) sdsfree(a[j]);
+    zfree(a);
+}
+
+/* A new user as Redis makes one: off, no passwords, no commands, no keys,
+ * no channels (acl-pubsub-default resetchannels). */
+static aclUser *aclCreateUser(const char *name, size_t len) {
+    aclUser *u = zcalloc(sizeof(*u));
+    u->name = sdsnewlen(name, len);
+    u->commands = dictCreate(&sdsKeyDictType);
+    return u;
+}
+
+static void aclFreeUser(aclUser *u) {
+    if (!u) return;
+    sdsfree(u->name);
+    zfree(u->pass);
+    dictRelease(u->commands);
+    freeSdsArray(u->patterns, u->npatterns);
+    freeSdsArray(u->channels, u->nchannels);
+    zfree(u);
+}
+
+static aclUser *aclDupUser(const aclUser *src) {
+    aclUser *u = aclCreateUser(src->name, sdslen(src->name));
+    u->enabled = src->enabled;
+    u->nopass = src->nopass;
+    u->npass = src->npass;
+    if (src->npass) {
+        u->pass = zmalloc(sizeof(*u->pass) * (size_t)src->npass);
+        memcpy(u->pass, src->pass, sizeof(*u->pass) * (size_t)src->npass);
+    }
+    u->allcommands = src->allcommands;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, src->commands);
+    while ((de = dictNext(&it))) dictAdd(u->commands, sdsdup(de->key), NULL);
+    u->allkeys = src->allkeys;
+    u->npatterns = src->npatterns;
+    u->patterns = zmalloc(sizeof(sds) * (size_t)(src->npatterns + 1));
+    for (int j = 0; j < src->npatterns; j++) u->patterns[j] = sdsdup(src->patterns[j]);
+    u->allchannels = src->allchannels;
+    u->nchannels = src->nchannels;
+    u->channels = zmalloc(sizeof(sds) * (size_t)(src->nchannels + 1));
+    for (int j = 0; j < src->nchannels; j++) u->channels[j] = sdsdup(src->channels[j]);
+    return u;
+}
+
+void aclInit(void) { Users = dictCreate(&sdsKeyDictType); }
+
+void aclFreeAll(void) {
+    if (!Users) return;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, Users);
+    while ((de = dictNext(&it))) aclFreeUser(de->val);
+    dictRelease(Users);
+    Users = NULL;
+}
+
+static aclUser *aclLookupUser(const char *name, size_t len) {
+    if (!Users) return NULL;
+    sds n = sdsnewlen(name, len);
+    aclUser *u = dictFetchValue(Users, n);
+    sdsfree(n);
+    return u;
+}
+
+const char *aclClientUserName(const client *c) { return c->user ? c->user->name : "default"; }
+
+/* ========================================================================
+ * Passwords
+ * ===================================================================== */
+
+static void aclHashPassword(const char *p, size_t len, unsigned char out[ACL_HASH_LEN]) {
+    unsigned int n = 0;
+    if (!EVP_Digest(p, len, out, &n, EVP_sha256(), NULL) || n != ACL_HASH_LEN) memset(out, 0, ACL_HASH_LEN);
+}
+
+static int aclFindHash(const aclUser *u, const unsigned char h[ACL_HASH_LEN]) {
+    int found = -1;
+    /* Every stored hash is compared, in constant time each. */
+    for (int j = 0; j < u->npass; j++)
+        if (CRYPTO_memcmp(u->pass[j], h, ACL_HASH_LEN) == 0) found = j;
+    return found;
+}
+
+static void aclAddHash(aclUser *u, const unsigned char h[ACL_HASH_LEN]) {
+    if (aclFindHash(u, h) >= 0) return;
+    u->pass = zrealloc(u->pass, sizeof(*u->pass) * (size_t)(u->npass + 1));
+    memcpy(u->pass[u->npass++], h, ACL_HASH_LEN);
+}
+
+static int aclRemoveHash(aclUser *u, const unsigned char h[ACL_HASH_LEN]) {
+    int j = aclFindHash(u, h);
+    if (j < 0) return 0;
+    memmove(u->pass[j], u->pass[j + 1], sizeof(*u->pass) * (size_t)(u->npass - j - 1));
+    u->npass--;
+    return 1;
+}
+
+/* "#<64 lowercase hex digits>" as Redis accepts it. */
+static int aclParseHash(const char *hex, size_t len, unsigned char out[ACL_HASH_LEN]) {
+    if (len != ACL_HASH_LEN * 2) return 0;
+    for (size_t j = 0; j < len; j++) {
+        char ch = hex[j];
+        int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+        if (v < 0) return 0;
+        if (j % 2 == 0) out[j / 2] = (unsigned char)(v << 4);
+        else out[j / 2] |= (unsigned char)v;
+    }
+    return 1;
+}
+
+/* ========================================================================
+ * Command rules
+ * ===================================================================== */
+
+/* The commands a rule names: one command (a container brings its
+ * subcommands), or every command of a category. */
+static void aclAllowCommand(aclUser *u, struct redisCommand *cmd, int allow) {
+    if (allow) {
+        if (!dictFind(u->commands, cmd->fullname)) dictAdd(u->commands, sdsdup(cmd->fullname), NULL);
+    } else {
+        dictDelete(u->commands, cmd->fullname);
+    }
+}
+
+static void aclAllowCommandAndSubs(aclUser *u, struct redisCommand *cmd, int allow) {
+    aclAllowCommand(u, cmd, allow);
+    if (cmd->subcommands)
+        for (struct redisCommand *sub = cmd->subcommands; sub->name; sub++) aclAllowCommand(u, sub, allow);
+}
+
+/* Once a user has "+@all", a rule that takes something away needs the
+ * explicit list of what remains. */
+static void aclMaterializeAllCommands(aclUser *u) {
+    if (!u->allcommands) return;
+    u->allcommands = 0;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, server.commands);
+    while ((de = dictNext(&it))) aclAllowCommandAndSubs(u, de->val, 1);
+}
+
+static void aclAllowCategory(aclUser *u, uint64_t bit, int allow) {
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, server.commands);
+    while ((de = dictNext(&it))) {
+        struct redisCommand *cmd = de->val;
+        if (commandAclCategoryBits(cmd) & bit) aclAllowCommand(u, cmd, allow);
+        if (cmd->subcommands)
+            for (struct redisCommand *sub = cmd->subcommands; sub->name; sub++)
+                if (commandAclCategoryBits(sub) & bit) aclAllowCommand(u, sub, allow);
+    }
+}
+
+static int aclCommandAllowed(const aclUser *u, struct redisCommand *cmd) {
+    return u->allcommands || dictFind(u->commands, cmd->fullname) != NULL;
+}
+
+/* ========================================================================
+ * ACL SETUSER rules
+ * ===================================================================== */
+
+#define ACL_RULE_OK 0
+#define ACL_RULE_SYNTAX 1
+#define ACL_RULE_UNKNOWN 2
+#define ACL_RULE_AFTER_ALLKEYS 3
+#define ACL_RULE_AFTER_ALLCHANNELS 4
+#define ACL_RULE_NO_SUCH_PASS 5
+#define ACL_RULE_BAD_HASH 6
+
+static const char *aclRuleErrorString(int err) {
+    switch (err) {
+    case ACL_RULE_UNKNOWN: return "Unknown command or category name in ACL";
+    case ACL_RULE_SYNTAX: return "Syntax error";
+    case ACL_RULE_AFTER_ALLKEYS:
+        return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
+               "effect. Try 'resetkeys' to start with an empty list of patterns";
+    case ACL_RULE_AFTER_ALLCHANNELS:
+        return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any "
+               "effect. Try 'resetchannels' to start with an empty list of channels";
+    case ACL_RULE_NO_SUCH_PASS: return "The password you are trying to remove from the user does not exist";
+    case ACL_RULE_BAD_HASH:
+        return "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters";
+    default: return "Wrong format";
+    }
+}
+
+static void aclResetKeys(aclUser *u) {
+    freeSdsArray(u->patterns, u->npatterns);
+    u->patterns = NULL;
+    u->npatterns = 0;
+    u->allkeys = 0;
+}
+
+static void aclResetChannels(aclUser *u) {
+    freeSdsArray(u->channels, u->nchannels);
+    u->channels = NULL;
+    u->nchannels = 0;
+    u->allchannels = 0;
+}
+
+static void aclAddPattern(sds **a, int *n, const char *p, size_t len) {
+    for (int j = 0; j < *n; j++)
+        if (sdslen((*a)[j]) == len && !memcmp((*a)[j], p, len)) return;
+    *a = zrealloc(*a, sizeof(sds) * (size_t)(*n + 1));
+    (*a)[(*n)++] = sdsnewlen(p, len);
+}
+
+/* One rule applied to u; ACL_RULE_OK or why not. */
+static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
+    unsigned char h[ACL_HASH_LEN];
+    if (len == 2 && !strncasecmp(op, "on", 2)) {
+        u->enabled = 1;
+    } else if (len == 3 && !strncasecmp(op, "off", 3)) {
+        u->enabled = 0;
+    } else if (len == 6 && !strncasecmp(op, "nopass", 6)) {
+        u->nopass = 1;
+        zfree(u->pass);
+        u->pass = NULL;
+        u->npass = 0;
+    } else if (len == 9 && !strncasecmp(op, "resetpass", 9)) {
+        u->nopass = 0;
+        zfree(u->pass);
+        u->pass = NULL;
+        u->npass = 0;
+    } else if (len >= 1 && op[0] == '>') {
+        aclHashPassword(op + 1, len - 1, h);
+        aclAddHash(u, h);
+        u->nopass = 0;
+    } else if (len >= 1 && op[0] == '#') {
+        if (!aclParseHash(op + 1, len - 1, h)) return ACL_RULE_BAD_HASH;
+        aclAddHash(u, h);
+        u->nopass = 0;
+    } else if (len >= 1 && op[0] == '<') {
+        aclHashPassword(op + 1, len - 1, h);
+        if (!aclRemoveHash(u, h)) return ACL_RULE_NO_SUCH_PASS;
+    } else if (len >= 1 && op[0] == '!') {
+        if (!aclParseHash(op + 1, len - 1, h)) return ACL_RULE_BAD_HASH;
+        if (!aclRemoveHash(u, h)) return ACL_RULE_NO_SUCH_PASS;
+    } else if ((len == 11 && !strncasecmp(op, "allcommands", 11)) || (len == 5 && !strncasecmp(op, "+@all", 5))) {
+        u->allcommands = 1;
+        dictEmpty(u->commands);
+    } else if ((len == 10 && !strncasecmp(op, "nocommands", 10)) || (len == 5 && !strncasecmp(op, "-@all", 5))) {
+        u->allcommands = 0;
+        dictEmpty(u->commands);
+    } else if (len >= 2 && (op[0] == '+' || op[0] == '-') && op[1] == '@') {
+        int bit = aclCategoryBitByName(op + 2, len - 2);
+        if (bit < 0) return ACL_RULE_UNKNOWN;
+        int allow = op[0] == '+';
+        if (allow && u->allcommands) return ACL_RULE_OK;
+        aclMaterializeAllCommands(u);
+        aclAllowCategory(u, 1ULL << bit, allow);
+    } else if (len >= 2 && (op[0] == '+' || op[0] == '-')) {
+        int allow = op[0] == '+';
+        sds name = sdsnewlen(op + 1, len - 1);
+        char *bar = strchr(name, '|');
+        struct redisCommand *cmd = NULL;
+        if (bar) {
+            *bar = '\0';
+            struct redisCommand *parent = lookupCommandByCString(name);
+            if (parent && parent->subcommands_dict && bar[1]) {
+                sds sub = sdsnew(bar + 1);
+                cmd = dictFetchValue(parent->subcommands_dict, sub);
+                sdsfree(sub);
+            }
+        } else {
+            cmd = lookupCommandByCString(name);
+        }
+        sdsfree(name);
+        if (!cmd) return ACL_RULE_UNKNOWN;
+        if (allow && u->allcommands) return ACL_RULE_OK;
+        aclMaterializeAllCommands(u);
+        if (cmd->parent) aclAllowCommand(u, cmd, allow);
+        else aclAllowCommandAndSubs(u, cmd, allow);
+    } else if ((len == 7 && !strncasecmp(op, "allkeys", 7)) || (len == 2 && !memcmp(op, "~*", 2))) {
+        aclResetKeys(u);
+        u->allkeys = 1;
+    } else if (len == 9 && !strncasecmp(op, "resetkeys", 9)) {
+        aclResetKeys(u);
+    } else if (len >= 1 && op[0] == '~') {
+        if (u->allkeys) return ACL_RULE_AFTER_ALLKEYS;
+        aclAddPattern(&u->patterns, &u->npatterns, op + 1, len - 1);
+    } else if ((len == 11 && !strncasecmp(op, "allchannels", 11)) || (len == 2 && !memcmp(op, "&*", 2))) {
+        aclResetChannels(u);
+        u->allchannels = 1;
+    } else if (len == 13 && !strncasecmp(op, "resetchannels", 13)) {
+        aclResetChannels(u);
+    } else if (len >= 1 && op[0] == '&') {
+        if (u->allchannels) return ACL_RULE_AFTER_ALLCHANNELS;
+        aclAddPattern(&u->channels, &u->nchannels, op + 1, len - 1);
+    } else if (len == 5 && !strncasecmp(op, "reset", 5)) {
+        aclSetUserRule(u, "resetpass", 9);
+        aclSetUserRule(u, "resetkeys", 9);
+        aclSetUserRule(u, "resetchannels", 13);
+        aclSetUserRule(u, "off", 3);
+        aclSetUserRule(u, "-@all", 5);
+    } else {
+        return ACL_RULE_SYNTAX;
+    }
+    return ACL_RULE_OK;
+}
+
+/* ========================================================================
+ * Authentication
+ * ===================================================================== */
+
+/* AUTH / HELLO AUTH with a user name. Returns 1 and switches the client to
+ * that user when the user is on and the password is one of its own. */
+int aclAuthenticate(client *c, sds user, sds pass) {
+    if (!strcmp(user, "default")) {
+        if (!authPasswordMatches(pass, sdslen(pass))) return 0;
+        sdsfree(c->auth_pass);
+        c->auth_pass = NULL;
+        c->user = NULL;
+        c->authenticated = 1;
+        return 1;
+    }
+    aclUser *u = aclLookupUser(user, sdslen(user));
+    unsigned char h[ACL_HASH_LEN];
+    aclHashPassword(pass, sdslen(pass), h);
+    int ok = u && u->enabled && (u->nopass || aclFindHash(u, h) >= 0);
+    if (!ok) return 0;
+    c->user = u;
+    c->authenticated = 1;
+    sdsfree(c->auth_pass);
+    c->auth_pass = sdsdup(pass); /* for a follower's relay (broker.c) */
+    return 1;
+}
+
+/* RESET and a deleted user: back to "default", authenticated only if it
+ * needs no password. */
+void aclResetClientUser(client *c) {
+    c->user = NULL;
+    sdsfree(c->auth_pass);
+    c->auth_pass = NULL;
+    c->authenticated = server.cfg.requirepass == NULL;
+}
+
+/* ========================================================================
+ * Permission checks (processCommand)
+ * ===================================================================== */
+
+static int aclKeyAllowed(const aclUser *u, const char *key, size_t len) {
+    if (u->allkeys) return 1;
+    for (int j = 0; j < u->npatterns; j++)
+        if (stringmatchlen(u->patterns[j], (int)sdslen(u->patterns[j]), key, (int)len, 0)) return 1;
+    return 0;
+}
+
+/* Channels match the user's patterns; a PSUBSCRIBE pattern must be one of
+ * them literally (as Redis). */
+static int aclChannelAllowed(const aclUser *u, const char *ch, size_t len, int literal) {
+    if (u->allchannels) return 1;
+    for (int j = 0; j < u->nchannels; j++) {
+        if (literal) {
+            if (sdslen(u->channels[j]) == len && !memcmp(u->channels[j], ch, len)) return 1;
+        } else if (stringmatchlen(u->channels[j], (int)sdslen(u->channels[j]), ch, (int)len, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The channel arguments of a Pub/Sub command: from `first` to the end, or
+ * only `first` (PUBLISH). Returns 0 if the command names none. */
+static int aclCommandChannels(struct redisCommand *cmd, int *first, int *only_one, int *literal) {
+    const char *n = cmd->fullname;
+    *first = 1;
+    *only_one = 0;
+    *literal = 0;
+    if (!strcasecmp(n, "publish") || !strcasecmp(n, "spublish")) *only_one = 1;
+    else if (!strcasecmp(n, "subscribe") || !strcasecmp(n, "ssubscribe")) ;
+    else if (!strcasecmp(n, "psubscribe")) *literal = 1;
+    else return 0;
+    return 1;
+}
+
+/* ACL_OK, or what is denied; *errpos is the argument at fault. */
+int aclCheckCommandPerm(client *c, int *errpos) {
+    aclUser *u = c->user;
+    *errpos = 0;
+    if (!u) return ACL_OK; /* default: everything */
+    /* AUTH, HELLO, QUIT, RESET (no_auth) are every user's, as in Redis. */
+    if (!(c->cmd->flags & CMD_NO_AUTH) && !aclCommandAllowed(u, c->cmd)) return ACL_DENIED_CMD;
+    if (!u->allkeys && c->cmd->doc) {
+        keyReference *keys = NULL;
+        int n = getKeysFromCommandSpecs(c->cmd, c->argv, c->argc, &keys);
+        for (int j = 0; j < n; j++) {
+            sds k = c->argv[keys[j].pos];
+            if (!aclKeyAllowed(u, k, sdslen(k))) {
+                *errpos = keys[j].pos;
+                zfree(keys);
+                return ACL_DENIED_KEY;
+            }
+        }
+        zfree(keys);
+    }
+    int first, only_one, literal;
+    if (!u->allchannels && aclCommandChannels(c->cmd, &first, &only_one, &literal)) {
+        int last = only_one ? first : c->argc - 1;
+        for (int j = first; j <= last && j < c->argc; j++) {
+            if (!aclChannelAllowed(u, c->argv[j], sdslen(c->argv[j]), literal)) {
+                *errpos = j;
+                return ACL_DENIED_CHANNEL;
+            }
+        }
+    }
+    return ACL_OK;
+}
+
+/* The -NOPERM text for a refusal, as Redis 7.2 words it. */
+sds aclDeniedMessage(client *c, int reason) {
+    switch (reason) {
+    case ACL_DENIED_CMD:
+        return sdscatprintf(sdsempty(), "-NOPERM User %s has no permissions to run the '%s' command",
+                            aclClientUserName(c), c->cmd->fullname);
+    case ACL_DENIED_KEY: return sdsnew("-NOPERM No permissions to access a key");
+    default: return sdsnew("-NOPERM No permissions to access a channel");
+    }
+}
+
+/* ========================================================================
+ * ACL command
+ * ===================================================================== */
+
+static void aclWhoamiCommand(client *c) { addReplyBulkCString(c, aclClientUserName(c)); }
+
+static void aclSetuserCommand(client *c) {
+    sds name = c->argv[2];
+    if (!strcmp(name, "default")) {
+        addReplyError(c, "casq configures the 'default' user with requirepass (CONFIG SET requirepass); ACL SETUSER "
+                         "default is not supported");
+        return;
+    }
+    aclUser *old = aclLookupUser(name, sdslen(name));
+    /* All rules or none: they are applied to a copy. */
+    aclUser *u = old ? aclDupUser(old) : aclCreateUser(name, sdslen(name));
+    for (int j = 3; j < c->argc; j++) {
+        int err = aclSetUserRule(u, c->argv[j], sdslen(c->argv[j]));
+        if (err != ACL_RULE_OK) {
+            addReplyErrorFormat(c, "Error in ACL SETUSER modifier '%s': %s", c->argv[j], aclRuleErrorString(err));
+            aclFreeUser(u);
+            return;
+        }
+    }
+    if (old) {
+        /* Swap the contents so that connections keep their pointer. */
+        aclUser tmp = *old;
+        *old = *u;
+        *u = tmp;
+        aclFreeUser(u);
+    } else {
+        dictAdd(Users, sdsdup(u->name), u);
+    }
+    addReplyOk(c);
+}
+
+/* Connections of a deleted user are closed, as in Redis. */
+static void aclKillUserClients(aclUser *u) {
+    listNode *ln;
+    for (ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *c = ln->value;
+        if (c->user != u) continue;
+        aclResetClientUser(c);
+        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(c);
+    }
+}
+
+static void aclDeluserCommand(client *c) {
+    for (int j = 2; j < c->argc; j++) {
+        if (!strcmp(c->argv[j], "default")) {
+            addReplyError(c, "The 'default' user cannot be removed");
+            return;
+        }
+    }
+    long long deleted = 0;
+    for (int j = 2; j < c->argc; j++) {
+        aclUser *u = aclLookupUser(c->argv[j], sdslen(c->argv[j]));
+        if (!u) continue;
+        aclKillUserClients(u);
+        dictDelete(Users, c->argv[j]);
+        aclFreeUser(u);
+        deleted++;
+    }
+    addReplyLongLong(c, deleted);
+}
+
+static int cmpSds(const void *a, const void *b) {
+    const sds x = *(const sds *)a, y = *(const sds *)b;
+    return sdscmp(x, y);
+}
+
+static void aclUsersCommand(client *c) {
+    unsigned long n = Users ? dictSize(Users) : 0;
+    sds *names = zmalloc(sizeof(sds) * (n + 1));
+    unsigned long k = 0;
+    names[k++] = sdsnew("default");
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, Users);
+    while ((de = dictNext(&it))) names[k++] = sdsdup(de->key);
+    qsort(names, k, sizeof(sds), cmpSds);
+    addReplyArrayLen(c, (long)k);
+    for (unsigned long j = 0; j < k; j++) addReplyBulk(c, names[j], sdslen(names[j]));
+    freeSdsArray(names, (int)k);
+}
+
+static void aclHelpCommand(client *c) {
+    const char *help[] = {
+        "DELUSER <username> [<username> ...]",
+        "    Delete a list of users.",
+        "SETUSER <username> <attribute> ...",
+        "    Create or modify a user with the specified attributes.",
+        "USERS",
+        "    List all the registered usernames.",
+        "WHOAMI",
+        "    Return the current connection username.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+#define ACL_ADMIN_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
+#define ACL_CONN_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
+
+static struct redisCommand aclSubcommands[] = {
+    {"whoami", aclWhoamiCommand, 2, ACL_CONN_FLAGS, 0, 0, 0, "slow", NULL},
+    {"setuser", aclSetuserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"deluser", aclDeluserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"help", aclHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow", NULL},
+    {0},
+};
+
+struct redisCommand aclCommandTable[] = {
+    {"acl", NULL, -2, 0, 0, 0, 0, "slow", aclSubcommands},
+    {0},
+};

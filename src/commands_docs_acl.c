@@ -1,0 +1,75 @@
+/* commands_docs_acl.c -- COMMAND DOCS and COMMAND INFO data of the ACL
+ * subcommands casq has (acl.c).
+ *
+ * From Redis 7.2's src/commands/acl*.json (summaries, arity, flags, ACL
+ * categories; the "sentinel" flag is left out as everywhere in casq).
+ * Sorted by full name (binary search); listed in commandDocsTables[]
+ * (commands_docs.c). See commands_docs.h. */
+#include <stddef.h>
+
+#include "commands_docs.h"
+
+#define ARGS(...) ((const commandArg[]){__VA_ARGS__, {0}})
+#define HISTORY(...) ((const commandHistory[]){__VA_ARGS__, {0}})
+
+/* clang-format off */
+const commandDoc aclCommandDocsTable[] = {
+{
+    .name = "acl",
+    .summary = "A container for Access List Control commands.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "Depends on subcommand.",
+    .redis_arity = -2, .redis_flags = "", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|deluser",
+    .summary = "Deletes ACL users, and terminates their connections.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(1) amortized time considering the typical user.",
+    .args = ARGS(
+        {.name = "username", .type = ARG_TYPE_STRING, .flags = CMD_ARG_MULTIPLE}),
+    .redis_arity = -3, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|help",
+    .summary = "Returns helpful text about the different subcommands.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(1)",
+    .redis_arity = 2, .redis_flags = "loading stale", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|setuser",
+    .summary = "Creates and modifies an ACL user and its rules.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of rules provided.",
+    .history = HISTORY(
+        {"6.2.0", "Added Pub/Sub channel patterns."},
+        {"7.0.0", "Added selectors and key based permissions."}),
+    .args = ARGS(
+        {.name = "username", .type = ARG_TYPE_STRING},
+        {.name = "rule", .type = ARG_TYPE_STRING, .flags = CMD_ARG_OPTIONAL|CMD_ARG_MULTIPLE}),
+    .redis_arity = -3, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|users",
+    .summary = "Lists all ACL users.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of configured users.",
+    .redis_arity = 2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|whoami",
+    .summary = "Returns the authenticated username of the current connection.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(1)",
+    .redis_arity = 2, .redis_flags = "noscript loading stale", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{0},
+};
+/* clang-format on */

@@ -1,0 +1,183 @@
+# ACL users (acl.c; issue 14, "Access control"): AUTH <user> <pass>, ACL
+# WHOAMI, ACL SETUSER rules for commands, categories, keys and channels,
+# ACL DELUSER, ACL USERS, and the -NOPERM refusals. Same replies from casq
+# and redis-server for the same rules.
+
+start_server {tags {"acl"}} {
+    # Users the tests below share (made here: some tests are skipped on
+    # servers older than 7.2, for Redis 7.2's error texts).
+    r acl setuser reader on >pw +@read -@write +select +multi +exec +acl|whoami +client|info ~*
+
+    test {ACL WHOAMI is default for a new connection} {
+        r acl whoami
+    } {default}
+
+    test {ACL SETUSER creates a user; AUTH user pass switches to it} {
+        r acl setuser alice on >alicepw +@all ~*
+        set c [redis_client]
+        set a [$c auth alice alicepw]
+        set b [$c acl whoami]
+        $c close
+        list $a $b
+    } {OK alice}
+
+    test {AUTH with a wrong password, an unknown or a disabled user: WRONGPASS} {
+        r acl setuser bob off >bobpw +@all ~*
+        set c [redis_client]
+        set e1 [catch {$c auth alice wrong} m1]
+        set e2 [catch {$c auth nobody x} m2]
+        set e3 [catch {$c auth bob bobpw} m3]
+        set who [$c acl whoami]
+        $c close
+        list $m1 $m2 $m3 $who
+    } {{WRONGPASS invalid username-password pair or user is disabled.} {WRONGPASS invalid username-password pair or user is disabled.} {WRONGPASS invalid username-password pair or user is disabled.} default}
+
+    test {A user without a command gets NOPERM} {
+        set c [redis_client]
+        $c auth reader pw
+        $c select 9
+        r del mystream
+        r xadd mystream * f v
+        set len [$c xlen mystream]
+        catch {$c xadd mystream * f v} e
+        $c close
+        list $len $e
+    } {1 {NOPERM User reader has no permissions to run the 'xadd' command}} {redis7.2}
+
+    test {+command and -command, +command|subcommand} {
+        r acl setuser limited on >pw -@all +xlen +ping +client|id +select ~*
+        set c [redis_client]
+        $c auth limited pw
+        set a [$c ping]
+        set id [$c client id]
+        catch {$c client setname x} e1
+        catch {$c xrange mystream - +} e2
+        $c close
+        list $a [string is integer $id] $e1 $e2
+    } {PONG 1 {NOPERM User limited has no permissions to run the 'client|setname' command} {NOPERM User limited has no permissions to run the 'xrange' command}} {redis7.2}
+
+    test {Key patterns: ~jobs:* allows jobs:* keys only} {
+        r acl setuser jobsonly on >pw +@all resetkeys ~jobs:*
+        set c [redis_client]
+        $c auth jobsonly pw
+        $c select 9
+        r del jobs:1 other
+        set id [$c xadd jobs:1 * f v]
+        catch {$c xadd other * f v} e1
+        catch {$c xread streams jobs:1 other 0 0} e2
+        set ok [llength [$c xread streams jobs:1 0]]
+        $c close
+        list $e1 $e2 $ok [r exists other]
+    } {{NOPERM No permissions to access a key} {NOPERM No permissions to access a key} 1 0} {redis7.2}
+
+    test {Channels: a new user has none; &pattern allows matching ones} {
+        r acl setuser pub on >pw +@all ~*
+        set c [redis_client]
+        $c auth pub pw
+        catch {$c publish news hi} e1
+        r acl setuser pub &news.*
+        set n [$c publish news.sport hi]
+        catch {$c publish weather hi} e2
+        $c close
+        list $e1 $n $e2
+    } {{NOPERM No permissions to access a channel} 0 {NOPERM No permissions to access a channel}} {redis7.2}
+
+    test {ACL SETUSER errors name the modifier and change nothing} {
+        catch {r acl setuser alice +nosuchcommand} e1
+        catch {r acl setuser alice bogus} e2
+        catch {r acl setuser alice ~* ~foo} e3
+        catch {r acl setuser alice <notapassword} e4
+        catch {r acl setuser alice #abc} e5
+        catch {r acl setuser alice -@all +@nosuchcat} e6
+        # Still has +@all: the failed rules changed nothing.
+        set c [redis_client]
+        $c auth alice alicepw
+        set p [$c ping]
+        $c close
+        list $e1 $e2 $e3 $e4 $e5 $e6 $p
+    } {{ERR Error in ACL SETUSER modifier '+nosuchcommand': Unknown command or category name in ACL} {ERR Error in ACL SETUSER modifier 'bogus': Syntax error} {ERR Error in ACL SETUSER modifier '~foo': Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns} {ERR Error in ACL SETUSER modifier '<notapassword': The password you are trying to remove from the user does not exist} {ERR Error in ACL SETUSER modifier '#abc': The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters} {ERR Error in ACL SETUSER modifier '+@nosuchcat': Unknown command or category name in ACL} PONG}
+
+    test {Passwords: several, removed with <, given as #sha256, nopass} {
+        r acl setuser multi on >one >two +@all ~*
+        r acl setuser multi <one
+        set c [redis_client]
+        set e [catch {$c auth multi one}]
+        set two [$c auth multi two]
+        # sha256("three")
+        r acl setuser multi #8b5b9db0c13db24256c829aa364aa90c6d2eba318b9232a4ab9313b954d3555f
+        set three [$c auth multi three]
+        r acl setuser multi nopass
+        set any [$c auth multi whatever]
+        $c close
+        list $e $two $three $any
+    } {1 OK OK OK}
+
+    test {ACL USERS lists the users, sorted} {
+        r acl setuser zed
+        r acl setuser abe
+        set l [r acl users]
+        list [expr {[lsearch $l zed] >= 0 && [lsearch $l abe] >= 0}] [expr {$l eq [lsort $l]}] [expr {"default" in $l}]
+    } {1 1 1}
+
+    test {ACL DELUSER removes users and closes their connections} {
+        set c [redis_client]
+        $c auth alice alicepw
+        set n [r acl deluser alice nosuchuser]
+        set e [catch {$c ping}]
+        catch {$c close}
+        catch {r acl deluser default} e2
+        list $n $e [lsearch [r acl users] alice] $e2
+    } {1 1 -1 {ERR The 'default' user cannot be removed}}
+
+    test {RESET goes back to the default user} {
+        set c [redis_client]
+        $c auth reader pw
+        set a [$c acl whoami]
+        $c reset
+        set b [$c acl whoami]
+        $c close
+        list $a $b
+    } {reader default}
+
+    test {HELLO AUTH with a user} {
+        set c [redis_client]
+        set h [$c hello 2 auth reader pw]
+        set w [$c acl whoami]
+        $c close
+        set w
+    } {reader}
+
+    test {CLIENT LIST shows the user} {
+        set c [redis_client]
+        $c auth reader pw
+        set l [$c client info]
+        $c close
+        regexp { user=reader } $l
+    } {1}
+
+    test {NOPERM inside MULTI aborts EXEC} {
+        set c [redis_client]
+        $c auth reader pw
+        $c select 9
+        $c multi
+        catch {$c xadd mystream * f v} e
+        catch {$c exec} e2
+        $c close
+        list $e $e2
+    } {{NOPERM User reader has no permissions to run the 'xadd' command} {EXECABORT Transaction discarded because of previous errors.}} {redis7.2}
+}
+
+start_server {tags {"acl"} overrides {requirepass secret}} {
+    test {AUTH default <requirepass> and ACL users when requirepass is set} {
+        r auth secret
+        r acl setuser worker on >wpw +@stream +ping ~jobs:*
+        set c [redis_client]
+        catch {$c ping} e
+        set a [$c auth worker wpw]
+        set b [$c ping]
+        set d [$c auth default secret]
+        set w [$c acl whoami]
+        $c close
+        list $e $a $b $d $w
+    } {{NOAUTH Authentication required.} OK PONG OK default}
+}
