@@ -105,9 +105,56 @@ static aclUser *aclDupUser(const aclUser *src) {
     return u;
 }
 
-void aclInit(void) { Users = dictCreate(&sdsKeyDictType); }
+void aclInit(void) {
+    if (!Users) Users = dictCreate(&sdsKeyDictType);
+}
+
+/* `user <name> <rule> ...` lines of the configuration, kept until the
+ * command table exists (aclLoadConfiguredUsers). */
+static list *ConfigUsers;
+
+void aclQueueConfigUser(sds *argv, int argc) {
+    if (!ConfigUsers) ConfigUsers = listCreate();
+    sds *copy = zmalloc(sizeof(sds) * (size_t)(argc + 1));
+    for (int j = 0; j < argc; j++) copy[j] = sdsdup(argv[j]);
+    copy[argc] = NULL;
+    listAddNodeTail(ConfigUsers, copy);
+}
+
+static void freeConfigUsers(void) {
+    if (!ConfigUsers) return;
+    for (listNode *ln = listFirst(ConfigUsers); ln; ln = ln->next) {
+        sds *a = ln->value;
+        for (int j = 0; a[j]; j++) sdsfree(a[j]);
+        zfree(a);
+    }
+    listRelease(ConfigUsers);
+    ConfigUsers = NULL;
+}
+
+static int aclSetUserFromArgs(sds *argv, int argc, sds *err);
+
+/* Makes the users of the configuration's `user` lines; the first bad one
+ * stops the start-up, as in Redis. */
+int aclLoadConfiguredUsers(sds *err) {
+    int ret = C_OK;
+    for (listNode *ln = ConfigUsers ? listFirst(ConfigUsers) : NULL; ln && ret == C_OK; ln = ln->next) {
+        sds *a = ln->value;
+        int argc = 0;
+        while (a[argc]) argc++;
+        if (Users && dictFind(Users, a[0])) {
+            *err = sdscatprintf(sdsempty(), "Duplicate user '%s' found in the configuration", a[0]);
+            ret = C_ERR;
+        } else if (aclSetUserFromArgs(a, argc, err) != C_OK) {
+            ret = C_ERR;
+        }
+    }
+    freeConfigUsers();
+    return ret;
+}
 
 void aclFreeAll(void) {
+    freeConfigUsers();
     if (!Users) return;
     dictIterator it;
     dictEntry *de;
@@ -488,22 +535,24 @@ sds aclDeniedMessage(client *c, int reason) {
 
 static void aclWhoamiCommand(client *c) { addReplyBulkCString(c, aclClientUserName(c)); }
 
-static void aclSetuserCommand(client *c) {
-    sds name = c->argv[2];
+/* argv[0] is the user name, then its rules (ACL SETUSER, `user` lines). */
+static int aclSetUserFromArgs(sds *argv, int argc, sds *err) {
+    sds name = argv[0];
     if (!strcmp(name, "default")) {
-        addReplyError(c, "casq configures the 'default' user with requirepass (CONFIG SET requirepass); ACL SETUSER "
-                         "default is not supported");
-        return;
+        *err = sdsnew("casq configures the 'default' user with requirepass (CONFIG SET requirepass); ACL SETUSER "
+                      "default is not supported");
+        return C_ERR;
     }
     aclUser *old = aclLookupUser(name, sdslen(name));
     /* All rules or none: they are applied to a copy. */
     aclUser *u = old ? aclDupUser(old) : aclCreateUser(name, sdslen(name));
-    for (int j = 3; j < c->argc; j++) {
-        int err = aclSetUserRule(u, c->argv[j], sdslen(c->argv[j]));
-        if (err != ACL_RULE_OK) {
-            addReplyErrorFormat(c, "Error in ACL SETUSER modifier '%s': %s", c->argv[j], aclRuleErrorString(err));
+    for (int j = 1; j < argc; j++) {
+        int rerr = aclSetUserRule(u, argv[j], sdslen(argv[j]));
+        if (rerr != ACL_RULE_OK) {
+            *err = sdscatprintf(sdsempty(), "Error in ACL SETUSER modifier '%s': %s", argv[j],
+                                aclRuleErrorString(rerr));
             aclFreeUser(u);
-            return;
+            return C_ERR;
         }
     }
     if (old) {
@@ -515,7 +564,14 @@ static void aclSetuserCommand(client *c) {
     } else {
         dictAdd(Users, sdsdup(u->name), u);
     }
-    addReplyOk(c);
+    return C_OK;
+}
+
+static void aclSetuserCommand(client *c) {
+    sds err = NULL;
+    if (aclSetUserFromArgs(c->argv + 2, c->argc - 2, &err) == C_OK) addReplyOk(c);
+    else addReplyError(c, err);
+    sdsfree(err);
 }
 
 /* Connections of a deleted user are closed, as in Redis. */

@@ -865,6 +865,11 @@ static int loadConfigString(const char *config, int depth, sds *err) {
             if (loadConfigFile(argv[1], depth + 1, err) != C_OK) ok = 0;
             goto next;
         }
+        if (!strcmp(argv[0], "user") && argc >= 2) {
+            /* ACL users: applied once the command table exists (acl.c). */
+            aclQueueConfigUser(argv + 1, argc - 1);
+            goto next;
+        }
         const configDirective *d = lookupDirective(argv[0]);
         if (!d) {
             reason = sdsnew("Bad directive or wrong number of arguments");

@@ -1030,6 +1030,12 @@ int main(int argc, char **argv) {
         freeServerOnExit();
         return 1;
     }
+    if (aclLoadConfiguredUsers(&err) != C_OK) {
+        serverLog(LL_WARNING, "Error in user declaration: %s", err);
+        sdsfree(err);
+        freeServerOnExit();
+        return 1;
+    }
     if (export_path) {
         int rc = commitExportState(export_path, &err) == C_OK ? 0 : 1;
         if (rc) serverLog(LL_WARNING, "Export failed: %s", err);

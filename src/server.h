@@ -537,6 +537,8 @@ int authPasswordMatches(const char *given, size_t len);
 #define ACL_DENIED_KEY 2
 #define ACL_DENIED_CHANNEL 3
 void aclInit(void);
+void aclQueueConfigUser(sds *argv, int argc);
+int aclLoadConfiguredUsers(sds *err);
 void aclFreeAll(void);
 int aclAuthenticate(client *c, sds user, sds pass);
 void aclResetClientUser(client *c);
