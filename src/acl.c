@@ -11,9 +11,10 @@
  * ACL SETUSER with the rules on, off, nopass, resetpass, >pass, <pass,
  * #hash, !hash, allcommands/+@all, nocommands/-@all, +@category,
  * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
- * ~pattern, resetkeys, allchannels, &pattern, resetchannels, reset; ACL
- * DELUSER and ACL USERS. Not (yet): selectors, %R~/%W~ key permissions,
- * ACL GETUSER/LIST/CAT/DRYRUN/LOG, aclfile and `user` directives.
+ * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
+ * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
+ * lines in the configuration. Not (yet): selectors, ACL GETUSER/LIST/
+ * DRYRUN/LOG/SAVE/LOAD, aclfile.
  *
  * Users are configuration, not queue state: they live in this process
  * only (not in the state document) and are gone after a restart; every
@@ -33,6 +34,8 @@
 #include "commands_docs.h"
 
 #define ACL_HASH_LEN 32
+#define ACL_KEY_READ (1 << 0)
+#define ACL_KEY_WRITE (1 << 1)
 
 typedef struct aclUser {
     sds name;
@@ -44,7 +47,8 @@ typedef struct aclUser {
     dict *commands;                      /* otherwise: allowed full names */
     int allkeys;
     int npatterns;
-    sds *patterns; /* ~pattern */
+    sds *patterns; /* ~pattern, %R~pattern, %W~pattern */
+    int *pflags;   /* ACL_KEY_READ | ACL_KEY_WRITE of each pattern */
     int allchannels;
     int nchannels;
     sds *channels; /* &pattern */
@@ -76,6 +80,7 @@ static void aclFreeUser(aclUser *u) {
     zfree(u->pass);
     dictRelease(u->commands);
     freeSdsArray(u->patterns, u->npatterns);
+    zfree(u->pflags);
     freeSdsArray(u->channels, u->nchannels);
     zfree(u);
 }
@@ -97,7 +102,11 @@ static aclUser *aclDupUser(const aclUser *src) {
     u->allkeys = src->allkeys;
     u->npatterns = src->npatterns;
     u->patterns = zmalloc(sizeof(sds) * (size_t)(src->npatterns + 1));
-    for (int j = 0; j < src->npatterns; j++) u->patterns[j] = sdsdup(src->patterns[j]);
+    u->pflags = zmalloc(sizeof(int) * (size_t)(src->npatterns + 1));
+    for (int j = 0; j < src->npatterns; j++) {
+        u->patterns[j] = sdsdup(src->patterns[j]);
+        u->pflags[j] = src->pflags[j];
+    }
     u->allchannels = src->allchannels;
     u->nchannels = src->nchannels;
     u->channels = zmalloc(sizeof(sds) * (size_t)(src->nchannels + 1));
@@ -297,6 +306,8 @@ static const char *aclRuleErrorString(int err) {
 
 static void aclResetKeys(aclUser *u) {
     freeSdsArray(u->patterns, u->npatterns);
+    zfree(u->pflags);
+    u->pflags = NULL;
     u->patterns = NULL;
     u->npatterns = 0;
     u->allkeys = 0;
@@ -307,6 +318,20 @@ static void aclResetChannels(aclUser *u) {
     u->channels = NULL;
     u->nchannels = 0;
     u->allchannels = 0;
+}
+
+/* A key pattern with its permissions; the same pattern again adds to them. */
+static void aclAddKeyPattern(aclUser *u, const char *p, size_t len, int flags) {
+    for (int j = 0; j < u->npatterns; j++) {
+        if (sdslen(u->patterns[j]) == len && !memcmp(u->patterns[j], p, len)) {
+            u->pflags[j] |= flags;
+            return;
+        }
+    }
+    u->patterns = zrealloc(u->patterns, sizeof(sds) * (size_t)(u->npatterns + 1));
+    u->pflags = zrealloc(u->pflags, sizeof(int) * (size_t)(u->npatterns + 1));
+    u->pflags[u->npatterns] = flags;
+    u->patterns[u->npatterns++] = sdsnewlen(p, len);
 }
 
 static void aclAddPattern(sds **a, int *n, const char *p, size_t len) {
@@ -389,7 +414,19 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         aclResetKeys(u);
     } else if (len >= 1 && op[0] == '~') {
         if (u->allkeys) return ACL_RULE_AFTER_ALLKEYS;
-        aclAddPattern(&u->patterns, &u->npatterns, op + 1, len - 1);
+        aclAddKeyPattern(u, op + 1, len - 1, ACL_KEY_READ | ACL_KEY_WRITE);
+    } else if (len >= 1 && op[0] == '%') {
+        /* %R~pattern, %W~pattern, %RW~pattern (Redis 7). */
+        int flags = 0;
+        size_t j = 1;
+        for (; j < len && op[j] != '~'; j++) {
+            if (op[j] == 'R' || op[j] == 'r') flags |= ACL_KEY_READ;
+            else if (op[j] == 'W' || op[j] == 'w') flags |= ACL_KEY_WRITE;
+            else return ACL_RULE_SYNTAX;
+        }
+        if (!flags || j == len) return ACL_RULE_SYNTAX;
+        if (u->allkeys) return ACL_RULE_AFTER_ALLKEYS;
+        aclAddKeyPattern(u, op + j + 1, len - j - 1, flags);
     } else if ((len == 11 && !strncasecmp(op, "allchannels", 11)) || (len == 2 && !memcmp(op, "&*", 2))) {
         aclResetChannels(u);
         u->allchannels = 1;
@@ -450,10 +487,18 @@ void aclResetClientUser(client *c) {
  * Permission checks (processCommand)
  * ===================================================================== */
 
-static int aclKeyAllowed(const aclUser *u, const char *key, size_t len) {
+/* As Redis's ACLSelectorCheckKey: what the key spec says the command does
+ * with the key (access: read; insert, delete, update: write) must be
+ * granted by one pattern that matches it. */
+static int aclKeyAllowed(const aclUser *u, const char *key, size_t len, uint64_t kspec_flags) {
     if (u->allkeys) return 1;
-    for (int j = 0; j < u->npatterns; j++)
+    int need = 0;
+    if (kspec_flags & KSPEC_ACCESS) need |= ACL_KEY_READ;
+    if (kspec_flags & (KSPEC_INSERT | KSPEC_DELETE | KSPEC_UPDATE)) need |= ACL_KEY_WRITE;
+    for (int j = 0; j < u->npatterns; j++) {
+        if ((u->pflags[j] & need) != need) continue;
         if (stringmatchlen(u->patterns[j], (int)sdslen(u->patterns[j]), key, (int)len, 0)) return 1;
+    }
     return 0;
 }
 
@@ -497,7 +542,7 @@ int aclCheckCommandPerm(client *c, int *errpos) {
         int n = getKeysFromCommandSpecs(c->cmd, c->argv, c->argc, &keys);
         for (int j = 0; j < n; j++) {
             sds k = c->argv[keys[j].pos];
-            if (!aclKeyAllowed(u, k, sdslen(k))) {
+            if (!aclKeyAllowed(u, k, sdslen(k), keys[j].flags)) {
                 *errpos = keys[j].pos;
                 zfree(keys);
                 return ACL_DENIED_KEY;
@@ -625,8 +670,53 @@ static void aclUsersCommand(client *c) {
     freeSdsArray(names, (int)k);
 }
 
+/* ACL CAT: the categories; ACL CAT <category>: its commands and
+ * subcommands (full names), as Redis 7. */
+static void aclCatCommand(client *c) {
+    if (c->argc == 2) {
+        int n = 0;
+        while (aclCategoryNameByBit(n)) n++;
+        addReplyArrayLen(c, n);
+        for (int j = 0; j < n; j++) addReplyBulkCString(c, aclCategoryNameByBit(j));
+        return;
+    }
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    int bit = aclCategoryBitByName(c->argv[2], sdslen(c->argv[2]));
+    if (bit < 0) {
+        addReplyErrorFormat(c, "Unknown category '%.128s'", c->argv[2]);
+        return;
+    }
+    uint64_t mask = 1ULL << bit;
+    void *len = addReplyDeferredLen(c);
+    long count = 0;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, server.commands);
+    while ((de = dictNext(&it))) {
+        struct redisCommand *cmd = de->val;
+        if (commandAclCategoryBits(cmd) & mask) {
+            addReplyBulkCString(c, cmd->fullname);
+            count++;
+        }
+        if (cmd->subcommands) {
+            for (struct redisCommand *sub = cmd->subcommands; sub->name; sub++) {
+                if (!(commandAclCategoryBits(sub) & mask)) continue;
+                addReplyBulkCString(c, sub->fullname);
+                count++;
+            }
+        }
+    }
+    setDeferredArrayLen(c, len, count);
+}
+
 static void aclHelpCommand(client *c) {
     const char *help[] = {
+        "CAT [<category>]",
+        "    List all commands that belong to <category>, or all command categories",
+        "    when no category is specified.",
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
         "SETUSER <username> <attribute> ...",
@@ -644,6 +734,7 @@ static void aclHelpCommand(client *c) {
 
 static struct redisCommand aclSubcommands[] = {
     {"whoami", aclWhoamiCommand, 2, ACL_CONN_FLAGS, 0, 0, 0, "slow", NULL},
+    {"cat", aclCatCommand, -2, ACL_CONN_FLAGS, 0, 0, 0, "slow", NULL},
     {"setuser", aclSetuserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"deluser", aclDeluserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},

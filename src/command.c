@@ -122,6 +122,12 @@ uint64_t commandAclCategoryBits(struct redisCommand *cmd) { return commandAclCat
 
 int aclCategoryBitByName(const char *name, size_t len) { return aclCategoryIndex(name, len); }
 
+const char *aclCategoryNameByBit(int bit) {
+    int n = 0;
+    while (aclCategoryNames[n]) n++;
+    return bit >= 0 && bit < n ? aclCategoryNames[bit] : NULL;
+}
+
 /* Redis adds "movablekeys" to any command whose keys cannot be found at
  * fixed positions: a key spec that is not "index + range". */
 static uint64_t commandReportedFlags(struct redisCommand *cmd) {

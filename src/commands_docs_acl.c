@@ -23,6 +23,16 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = -2, .redis_flags = "", .redis_acl = "@slow",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|cat",
+    .summary = "Lists the ACL categories, or the commands inside a category.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(1) since the categories and commands are a fixed set.",
+    .args = ARGS(
+        {.name = "category", .type = ARG_TYPE_STRING, .flags = CMD_ARG_OPTIONAL}),
+    .redis_arity = -2, .redis_flags = "noscript loading stale", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|deluser",
     .summary = "Deletes ACL users, and terminates their connections.",
     .since = "6.0.0",

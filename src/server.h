@@ -547,6 +547,7 @@ sds aclDeniedMessage(client *c, int reason);
 const char *aclClientUserName(const client *c);
 uint64_t commandAclCategoryBits(struct redisCommand *cmd);
 int aclCategoryBitByName(const char *name, size_t len);
+const char *aclCategoryNameByBit(int bit);
 int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);

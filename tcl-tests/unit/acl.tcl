@@ -112,6 +112,37 @@ start_server {tags {"acl"}} {
         list $e $two $three $any
     } {1 OK OK OK}
 
+    test {%R~ and %W~ key permissions} {
+        r acl setuser rw on >pw +@all resetkeys %R~in:* %W~out:* ~both:*
+        r del in:1 out:1 both:1
+        r xadd in:1 * f v
+        set c [redis_client]
+        $c auth rw pw
+        $c select 9
+        set a [$c xlen in:1]
+        catch {$c xadd in:1 * f v} e1
+        set b [string length [$c xadd out:1 * f v]]
+        catch {$c xrange out:1 - +} e2
+        set d [string length [$c xadd both:1 * f v]]
+        set f [llength [$c xrange both:1 - +]]
+        $c close
+        list $a $e1 [expr {$b > 0}] $e2 [expr {$d > 0}] $f
+    } {1 {NOPERM No permissions to access a key} 1 {NOPERM No permissions to access a key} 1 1} {redis7.2}
+
+    test {%X~ is a syntax error} {
+        catch {r acl setuser rw %X~foo} e
+        set e
+    } {ERR Error in ACL SETUSER modifier '%X~foo': Syntax error}
+
+    test {ACL CAT lists the categories, and the commands of one} {
+        set cats [r acl cat]
+        set stream [r acl cat stream]
+        catch {r acl cat nosuchcategory} e
+        list [expr {"stream" in $cats && "admin" in $cats && "dangerous" in $cats}] \
+             [expr {"xadd" in $stream && "xgroup|create" in $stream && "xlen" in $stream}] \
+             [expr {"ping" in $stream}] $e
+    } {1 1 0 {ERR Unknown category 'nosuchcategory'}}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
