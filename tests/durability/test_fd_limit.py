@@ -63,6 +63,15 @@ def main():
         text = open(log, "rb").read().decode("utf-8", "replace")
         check("maxclients has been reduced to" in text, "fdlimit: the log says maxclients was reduced")
 
+        try:
+            r.config_set("maxclients", "10000")
+            err = ""
+        except redis.ResponseError as e:
+            err = str(e)
+        check(f"The operating system is not able to handle the specified number of clients, try with {maxclients}"
+              in err and int(r.config_get("maxclients")["maxclients"]) == maxclients,
+              "fdlimit: CONFIG SET maxclients beyond the limit is refused with the number that fits", err)
+
         r.xadd("jobs", {"n": "0"})
         cpu_before = cpu_seconds(proc.pid)
         idle = []
