@@ -13,8 +13,8 @@
  * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
- * lines in the configuration. Not (yet): selectors, ACL GETUSER/LIST/
- * DRYRUN/LOG/SAVE/LOAD, aclfile.
+ * lines in the configuration, ACL DRYRUN. Not (yet): selectors, ACL
+ * GETUSER/LIST/LOG/SAVE/LOAD, aclfile.
  *
  * Users are configuration, not queue state: they live in this process
  * only (not in the state document) and are gone after a restart; every
@@ -530,18 +530,18 @@ static int aclCommandChannels(struct redisCommand *cmd, int *first, int *only_on
     return 1;
 }
 
-/* ACL_OK, or what is denied; *errpos is the argument at fault. */
-int aclCheckCommandPerm(client *c, int *errpos) {
-    aclUser *u = c->user;
+/* Whether user u may run cmd with argv: ACL_OK, or what is denied, with
+ * *errpos the argument at fault. u NULL is "default": everything. */
+static int aclCheckPermFor(aclUser *u, struct redisCommand *cmd, sds *argv, int argc, int *errpos) {
     *errpos = 0;
-    if (!u) return ACL_OK; /* default: everything */
+    if (!u) return ACL_OK;
     /* AUTH, HELLO, QUIT, RESET (no_auth) are every user's, as in Redis. */
-    if (!(c->cmd->flags & CMD_NO_AUTH) && !aclCommandAllowed(u, c->cmd)) return ACL_DENIED_CMD;
-    if (!u->allkeys && c->cmd->doc) {
+    if (!(cmd->flags & CMD_NO_AUTH) && !aclCommandAllowed(u, cmd)) return ACL_DENIED_CMD;
+    if (!u->allkeys && cmd->doc) {
         keyReference *keys = NULL;
-        int n = getKeysFromCommandSpecs(c->cmd, c->argv, c->argc, &keys);
+        int n = getKeysFromCommandSpecs(cmd, argv, argc, &keys);
         for (int j = 0; j < n; j++) {
-            sds k = c->argv[keys[j].pos];
+            sds k = argv[keys[j].pos];
             if (!aclKeyAllowed(u, k, sdslen(k), keys[j].flags)) {
                 *errpos = keys[j].pos;
                 zfree(keys);
@@ -551,10 +551,10 @@ int aclCheckCommandPerm(client *c, int *errpos) {
         zfree(keys);
     }
     int first, only_one, literal;
-    if (!u->allchannels && aclCommandChannels(c->cmd, &first, &only_one, &literal)) {
-        int last = only_one ? first : c->argc - 1;
-        for (int j = first; j <= last && j < c->argc; j++) {
-            if (!aclChannelAllowed(u, c->argv[j], sdslen(c->argv[j]), literal)) {
+    if (!u->allchannels && aclCommandChannels(cmd, &first, &only_one, &literal)) {
+        int last = only_one ? first : argc - 1;
+        for (int j = first; j <= last && j < argc; j++) {
+            if (!aclChannelAllowed(u, argv[j], sdslen(argv[j]), literal)) {
                 *errpos = j;
                 return ACL_DENIED_CHANNEL;
             }
@@ -562,6 +562,8 @@ int aclCheckCommandPerm(client *c, int *errpos) {
     }
     return ACL_OK;
 }
+
+int aclCheckCommandPerm(client *c, int *errpos) { return aclCheckPermFor(c->user, c->cmd, c->argv, c->argc, errpos); }
 
 /* The -NOPERM text for a refusal, as Redis 7.2 words it. */
 sds aclDeniedMessage(client *c, int reason) {
@@ -712,6 +714,41 @@ static void aclCatCommand(client *c) {
     setDeferredArrayLen(c, len, count);
 }
 
+/* ACL DRYRUN <user> <command> [arg ...]: whether the user could run it,
+ * with Redis's verbose messages (a bulk string) when not. */
+static void aclDryrunCommand(client *c) {
+    sds name = c->argv[2];
+    aclUser *u = NULL;
+    if (strcmp(name, "default")) {
+        u = aclLookupUser(name, sdslen(name));
+        if (!u) {
+            addReplyErrorFormat(c, "User '%s' not found", name);
+            return;
+        }
+    }
+    struct redisCommand *cmd = lookupCommand(c->argv + 3, c->argc - 3);
+    if (!cmd) {
+        addReplyErrorFormat(c, "Command '%s' not found", c->argv[3]);
+        return;
+    }
+    int argc = c->argc - 3;
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        addReplyErrorFormat(c, "wrong number of arguments for '%s' command", cmd->fullname);
+        return;
+    }
+    int errpos;
+    int res = aclCheckPermFor(u, cmd, c->argv + 3, argc, &errpos);
+    if (res == ACL_OK) {
+        addReplyOk(c);
+    } else if (res == ACL_DENIED_CMD) {
+        addReplyBulkSds(c, sdscatprintf(sdsempty(), "User %s has no permissions to run the '%s' command", name,
+                                        cmd->fullname));
+    } else {
+        addReplyBulkSds(c, sdscatprintf(sdsempty(), "User %s has no permissions to access the '%s' %s", name,
+                                        c->argv[3 + errpos], res == ACL_DENIED_KEY ? "key" : "channel"));
+    }
+}
+
 static void aclHelpCommand(client *c) {
     const char *help[] = {
         "CAT [<category>]",
@@ -719,6 +756,8 @@ static void aclHelpCommand(client *c) {
         "    when no category is specified.",
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
+        "DRYRUN <username> <command> [<arg> ...]",
+        "    Returns whether the user can execute the given command without executing the command.",
         "SETUSER <username> <attribute> ...",
         "    Create or modify a user with the specified attributes.",
         "USERS",
@@ -737,6 +776,7 @@ static struct redisCommand aclSubcommands[] = {
     {"cat", aclCatCommand, -2, ACL_CONN_FLAGS, 0, 0, 0, "slow", NULL},
     {"setuser", aclSetuserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"deluser", aclDeluserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"dryrun", aclDryrunCommand, -4, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"help", aclHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow", NULL},
     {0},

@@ -43,6 +43,18 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = -3, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|dryrun",
+    .summary = "Simulates the execution of a command by a user, without executing the command.",
+    .since = "7.0.0",
+    .group = "server",
+    .complexity = "O(1).",
+    .args = ARGS(
+        {.name = "username", .type = ARG_TYPE_STRING},
+        {.name = "command", .type = ARG_TYPE_STRING},
+        {.name = "arg", .type = ARG_TYPE_STRING, .flags = CMD_ARG_OPTIONAL|CMD_ARG_MULTIPLE}),
+    .redis_arity = -4, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|help",
     .summary = "Returns helpful text about the different subcommands.",
     .since = "6.0.0",

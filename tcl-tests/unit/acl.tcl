@@ -143,6 +143,18 @@ start_server {tags {"acl"}} {
              [expr {"ping" in $stream}] $e
     } {1 1 0 {ERR Unknown category 'nosuchcategory'}}
 
+    test {ACL DRYRUN} {
+        r acl setuser dry on >pw -@all +xadd +publish ~jobs:* &news
+        list [r acl dryrun dry xadd jobs:1 * f v] \
+             [r acl dryrun dry xadd other * f v] \
+             [r acl dryrun dry xlen jobs:1] \
+             [r acl dryrun dry publish weather hi] \
+             [r acl dryrun default xlen anything] \
+             [catch {r acl dryrun nosuchuser ping} e1] $e1 \
+             [catch {r acl dryrun dry nosuchcmd} e2] $e2 \
+             [catch {r acl dryrun dry xadd onlykey} e3] $e3
+    } {OK {User dry has no permissions to access the 'other' key} {User dry has no permissions to run the 'xlen' command} {User dry has no permissions to access the 'weather' channel} OK 1 {ERR User 'nosuchuser' not found} 1 {ERR Command 'nosuchcmd' not found} 1 {ERR wrong number of arguments for 'xadd' command}} {redis7.2}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
