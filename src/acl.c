@@ -183,6 +183,8 @@ static aclUser *aclLookupUser(const char *name, size_t len) {
 
 const char *aclClientUserName(const client *c) { return c->user ? c->user->name : "default"; }
 
+int aclUserExists(const char *name) { return !strcmp(name, "default") || aclLookupUser(name, strlen(name)); }
+
 /* ========================================================================
  * Passwords
  * ===================================================================== */

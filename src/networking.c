@@ -1219,7 +1219,7 @@ static void clientInfoCommand(client *c) {
 
 /* CLIENT KILL <ip:port> (old form) or CLIENT KILL <filter> <value> ... */
 static void clientKillCommand(client *c) {
-    const char *addr = NULL, *laddr = NULL;
+    const char *addr = NULL, *laddr = NULL, *user = NULL;
     long long id = 0, maxage = 0;
     int skipme = 1, type_normal = -1; /* 1 normal, 2 pubsub, 0 other */
     if (c->argc == 3) {
@@ -1248,10 +1248,11 @@ static void clientKillCommand(client *c) {
             } else if (!strcasecmp(opt, "laddr")) {
                 laddr = val;
             } else if (!strcasecmp(opt, "user")) {
-                if (strcmp(val, "default")) {
+                if (!aclUserExists(val)) {
                     addReplyErrorFormat(c, "No such user '%s'", val);
                     return;
                 }
+                user = val;
             } else if (!strcasecmp(opt, "skipme")) {
                 if (!strcasecmp(val, "yes")) skipme = 1;
                 else if (!strcasecmp(val, "no")) skipme = 0;
@@ -1279,6 +1280,7 @@ static void clientKillCommand(client *c) {
         if (addr && strcmp(cl->addr, addr)) continue;
         if (laddr && strcmp(cl->laddr, laddr)) continue;
         if (id && cl->id != (uint64_t)id) continue;
+        if (user && strcmp(aclClientUserName(cl), user)) continue;
         if (type_normal == 0) continue;
         if (type_normal > 0 && (type_normal == 2) != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (maxage && (server.mstime_cache - cl->ctime) / 1000 < maxage) continue;

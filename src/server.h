@@ -545,6 +545,7 @@ void aclResetClientUser(client *c);
 int aclCheckCommandPerm(client *c, int *errpos);
 sds aclDeniedMessage(client *c, int reason);
 const char *aclClientUserName(const client *c);
+int aclUserExists(const char *name);
 uint64_t commandAclCategoryBits(struct redisCommand *cmd);
 int aclCategoryBitByName(const char *name, size_t len);
 const char *aclCategoryNameByBit(int bit);

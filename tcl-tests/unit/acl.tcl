@@ -155,6 +155,19 @@ start_server {tags {"acl"}} {
              [catch {r acl dryrun dry xadd onlykey} e3] $e3
     } {OK {User dry has no permissions to access the 'other' key} {User dry has no permissions to run the 'xlen' command} {User dry has no permissions to access the 'weather' channel} OK 1 {ERR User 'nosuchuser' not found} 1 {ERR Command 'nosuchcmd' not found} 1 {ERR wrong number of arguments for 'xadd' command}} {redis7.2}
 
+    test {CLIENT KILL USER closes that user's connections only} {
+        set c1 [redis_client]
+        $c1 auth reader pw
+        set c2 [redis_client]
+        set n [r client kill user reader]
+        set e [catch {$c1 ping}]
+        set p [$c2 ping]
+        catch {$c1 close}
+        $c2 close
+        catch {r client kill user nosuchuser} e2
+        list $n $e $p $e2
+    } {1 1 PONG {ERR No such user 'nosuchuser'}}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
