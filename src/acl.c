@@ -567,6 +567,21 @@ static int aclCheckPermFor(aclUser *u, struct redisCommand *cmd, sds *argv, int 
 
 int aclCheckCommandPerm(client *c, int *errpos) { return aclCheckPermFor(c->user, c->cmd, c->argv, c->argc, errpos); }
 
+/* A script's redis.call() runs as the script's caller: NULL if its user
+ * may run cmd with argv, else Redis's error text ("ERR ACL failure in
+ * script: ..."). */
+sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int argc) {
+    if (!caller->user) return NULL;
+    int errpos;
+    int res = aclCheckPermFor(caller->user, cmd, argv, argc, &errpos);
+    if (res == ACL_OK) return NULL;
+    sds err = sdsnew("ERR ACL failure in script: ");
+    if (res == ACL_DENIED_CMD)
+        return sdscatprintf(err, "User %s has no permissions to run the '%s' command", caller->user->name,
+                            cmd->fullname);
+    return sdscat(err, res == ACL_DENIED_KEY ? "No permissions to access a key" : "No permissions to access a channel");
+}
+
 /* The -NOPERM text for a refusal, as Redis 7.2 words it. */
 sds aclDeniedMessage(client *c, int reason) {
     switch (reason) {

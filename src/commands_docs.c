@@ -1218,13 +1218,31 @@ const commandDoc commandDocsTable[] = {
     .complexity = "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
     .history = HISTORY(
         {"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
-        {"7.0.0", "Added support for the `<ms>-*` explicit ID form."}),
+        {"7.0.0", "Added support for the `<ms>-*` explicit ID form."},
+        {"8.2.0", "Added the `KEEPREF`, `DELREF` and `ACKED` options."},
+        {"8.6.0", "Added the `IDMP` and `IDMPAUTO` options."}),
     .tips = TIPS("nondeterministic_output"),
     .key_specs = KEYSPECS(
         {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = KSPEC_RW|KSPEC_UPDATE, .bs_type = KSPEC_BS_INDEX, .bs.index = {1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0},
         {.name = "nomkstream", .type = ARG_TYPE_PURE_TOKEN, .token = "NOMKSTREAM", .since = "6.2.0", .flags = CMD_ARG_OPTIONAL},
+        {.name = "condition", .type = ARG_TYPE_ONEOF, .since = "8.2.0", .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "keepref", .type = ARG_TYPE_PURE_TOKEN, .token = "KEEPREF"},
+            {.name = "delref", .type = ARG_TYPE_PURE_TOKEN, .token = "DELREF"},
+            {.name = "acked", .type = ARG_TYPE_PURE_TOKEN, .token = "ACKED"})},
+        {.name = "idmp", .type = ARG_TYPE_ONEOF, .since = "8.6.0", .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "idmpauto-with-pid", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "idmpauto-token", .type = ARG_TYPE_PURE_TOKEN, .token = "IDMPAUTO"},
+                {.name = "pid", .type = ARG_TYPE_STRING})},
+            {.name = "idmp-with-pid-iid", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "idmp-token", .type = ARG_TYPE_PURE_TOKEN, .token = "IDMP"},
+                {.name = "pid", .type = ARG_TYPE_STRING},
+                {.name = "iid", .type = ARG_TYPE_STRING})})},
         {.name = "trim", .type = ARG_TYPE_BLOCK, .flags = CMD_ARG_OPTIONAL,
          .subargs = ARGS(
             {.name = "strategy", .type = ARG_TYPE_ONEOF,
@@ -1330,7 +1348,24 @@ const commandDoc commandDocsTable[] = {
             {.name = "id", .type = ARG_TYPE_STRING},
             {.name = "new_id", .type = ARG_TYPE_PURE_TOKEN, .token = "$"})},
         {.name = "mkstream", .type = ARG_TYPE_PURE_TOKEN, .token = "MKSTREAM", .flags = CMD_ARG_OPTIONAL},
-        {.name = "entries_read", .type = ARG_TYPE_INTEGER, .token = "ENTRIESREAD", .flags = CMD_ARG_OPTIONAL}),
+        {.name = "entries_read", .type = ARG_TYPE_INTEGER, .token = "ENTRIESREAD", .flags = CMD_ARG_OPTIONAL},
+        {.name = "priority", .type = ARG_TYPE_ONEOF, .token = "PRIORITY", .since = "casq 0.1",
+         .summary = "casq: priority delivery for the group (docs/priority.md).", .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "off", .type = ARG_TYPE_PURE_TOKEN, .token = "OFF"},
+            {.name = "fair", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "fair", .type = ARG_TYPE_PURE_TOKEN, .token = "FAIR"},
+                {.name = "weights", .type = ARG_TYPE_BLOCK, .token = "WEIGHTS", .flags = CMD_ARG_OPTIONAL,
+                 .subargs = ARGS(
+                    {.name = "high", .type = ARG_TYPE_INTEGER},
+                    {.name = "normal", .type = ARG_TYPE_INTEGER})},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})},
+            {.name = "strict", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "strict", .type = ARG_TYPE_PURE_TOKEN, .token = "STRICT"},
+                {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "MAXWAIT", .flags = CMD_ARG_OPTIONAL},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})})}),
     .redis_arity = -5, .redis_flags = "write denyoom", .redis_acl = "@write @stream @slow",
     .redis_firstkey = 2, .redis_lastkey = 2, .redis_keystep = 1},
 {
@@ -1382,6 +1417,38 @@ const commandDoc commandDocsTable[] = {
     .complexity = "O(1)",
     .redis_arity = 2, .redis_flags = "loading stale", .redis_acl = "@stream @slow",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    /* casq's own (issue 10): not a Redis command; the redis_* values are
+     * casq's, in Redis's style. */
+    .name = "xgroup|priority",
+    .summary = "Set a consumer group's priority delivery: off, fair weighted classes or strict levels (casq).",
+    .since = "casq 0.1",
+    .group = "stream",
+    .complexity = "O(1), or O(N) when the schedule restarts (mode or field changed, OFF), N being the undelivered "
+                  "entries.",
+    .key_specs = KEYSPECS(
+        {.flags = KSPEC_RW|KSPEC_UPDATE, .bs_type = KSPEC_BS_INDEX, .bs.index = {2}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
+    .args = ARGS(
+        {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0},
+        {.name = "groupname", .type = ARG_TYPE_STRING},
+        {.name = "mode", .type = ARG_TYPE_ONEOF,
+         .subargs = ARGS(
+            {.name = "off", .type = ARG_TYPE_PURE_TOKEN, .token = "OFF"},
+            {.name = "fair", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "fair", .type = ARG_TYPE_PURE_TOKEN, .token = "FAIR"},
+                {.name = "weights", .type = ARG_TYPE_BLOCK, .token = "WEIGHTS", .flags = CMD_ARG_OPTIONAL,
+                 .subargs = ARGS(
+                    {.name = "high", .type = ARG_TYPE_INTEGER},
+                    {.name = "normal", .type = ARG_TYPE_INTEGER})},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})},
+            {.name = "strict", .type = ARG_TYPE_BLOCK,
+             .subargs = ARGS(
+                {.name = "strict", .type = ARG_TYPE_PURE_TOKEN, .token = "STRICT"},
+                {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "MAXWAIT", .flags = CMD_ARG_OPTIONAL},
+                {.name = "name", .type = ARG_TYPE_STRING, .token = "FIELD", .flags = CMD_ARG_OPTIONAL})})}),
+    .redis_arity = -5, .redis_flags = "write", .redis_acl = "@write @stream @slow",
+    .redis_firstkey = 2, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "xgroup|setid",
     .summary = "Set a consumer group to an arbitrary last delivered ID value.",
@@ -1525,10 +1592,14 @@ const commandDoc commandDocsTable[] = {
     .since = "5.0.0",
     .group = "stream",
     .complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
+    .history = HISTORY(
+        {"8.10.0", "Added the `MAXCOUNT` and `MAXSIZE` options."}),
     .key_specs = KEYSPECS(
         {.flags = KSPEC_RO|KSPEC_ACCESS, .bs_type = KSPEC_BS_KEYWORD, .bs.keyword = {"STREAMS", 1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {-1, 1, 2}}),
     .args = ARGS(
         {.name = "count", .type = ARG_TYPE_INTEGER, .token = "COUNT", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxcount", .type = ARG_TYPE_INTEGER, .token = "MAXCOUNT", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxsize", .type = ARG_TYPE_INTEGER, .token = "MAXSIZE", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "BLOCK", .flags = CMD_ARG_OPTIONAL},
         {.name = "streams", .type = ARG_TYPE_BLOCK, .token = "STREAMS",
          .subargs = ARGS(
@@ -1542,6 +1613,9 @@ const commandDoc commandDocsTable[] = {
     .since = "5.0.0",
     .group = "stream",
     .complexity = "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.",
+    .history = HISTORY(
+        {"8.4.0", "Added the `CLAIM` option."},
+        {"8.10.0", "Added the `MAXCOUNT` and `MAXSIZE` options."}),
     .key_specs = KEYSPECS(
         {.flags = KSPEC_RO|KSPEC_ACCESS, .bs_type = KSPEC_BS_KEYWORD, .bs.keyword = {"STREAMS", 4}, .fk_type = KSPEC_FK_RANGE, .fk.range = {-1, 1, 2}}),
     .args = ARGS(
@@ -1550,7 +1624,10 @@ const commandDoc commandDocsTable[] = {
             {.name = "group", .type = ARG_TYPE_STRING},
             {.name = "consumer", .type = ARG_TYPE_STRING})},
         {.name = "count", .type = ARG_TYPE_INTEGER, .token = "COUNT", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxcount", .type = ARG_TYPE_INTEGER, .token = "MAXCOUNT", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
+        {.name = "maxsize", .type = ARG_TYPE_INTEGER, .token = "MAXSIZE", .since = "8.10.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "milliseconds", .type = ARG_TYPE_INTEGER, .token = "BLOCK", .flags = CMD_ARG_OPTIONAL},
+        {.name = "min-idle-time", .type = ARG_TYPE_INTEGER, .token = "CLAIM", .since = "8.4.0", .flags = CMD_ARG_OPTIONAL},
         {.name = "noack", .type = ARG_TYPE_PURE_TOKEN, .token = "NOACK", .flags = CMD_ARG_OPTIONAL},
         {.name = "streams", .type = ARG_TYPE_BLOCK, .token = "STREAMS",
          .subargs = ARGS(
@@ -1599,7 +1676,8 @@ const commandDoc commandDocsTable[] = {
     .group = "stream",
     .complexity = "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
     .history = HISTORY(
-        {"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option."}),
+        {"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option."},
+        {"8.2.0", "Added the `KEEPREF`, `DELREF` and `ACKED` options."}),
     .tips = TIPS("nondeterministic_output"),
     .key_specs = KEYSPECS(
         {.flags = KSPEC_RW|KSPEC_DELETE, .bs_type = KSPEC_BS_INDEX, .bs.index = {1}, .fk_type = KSPEC_FK_RANGE, .fk.range = {0, 1, 0}}),
@@ -1616,7 +1694,12 @@ const commandDoc commandDocsTable[] = {
                 {.name = "equal", .type = ARG_TYPE_PURE_TOKEN, .token = "="},
                 {.name = "approximately", .type = ARG_TYPE_PURE_TOKEN, .token = "~"})},
             {.name = "threshold", .type = ARG_TYPE_STRING},
-            {.name = "count", .type = ARG_TYPE_INTEGER, .token = "LIMIT", .since = "6.2.0", .flags = CMD_ARG_OPTIONAL})}),
+            {.name = "count", .type = ARG_TYPE_INTEGER, .token = "LIMIT", .since = "6.2.0", .flags = CMD_ARG_OPTIONAL})},
+        {.name = "condition", .type = ARG_TYPE_ONEOF, .since = "8.2.0", .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "keepref", .type = ARG_TYPE_PURE_TOKEN, .token = "KEEPREF"},
+            {.name = "delref", .type = ARG_TYPE_PURE_TOKEN, .token = "DELREF"},
+            {.name = "acked", .type = ARG_TYPE_PURE_TOKEN, .token = "ACKED"})}),
     .redis_arity = -4, .redis_flags = "write", .redis_acl = "@write @stream @slow",
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1}
 ,
@@ -1636,6 +1719,8 @@ extern const commandDoc listCommandDocsTable[];   /* commands_docs_list.c */
 extern const commandDoc zsetCommandDocsTable[];   /* commands_docs_zset.c */
 extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
 extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
+extern const commandDoc scriptingCommandDocsTable[]; /* commands_docs_scripting.c */
+extern const commandDoc stream8CommandDocsTable[]; /* commands_docs_stream8.c */
 extern const commandDoc aclCommandDocsTable[];    /* commands_docs_acl.c */
 
 const commandDoc *const commandDocsTables[] = {
@@ -1646,6 +1731,8 @@ const commandDoc *const commandDocsTables[] = {
     zsetCommandDocsTable,
     setCommandDocsTable,
     pubsubCommandDocsTable,
+    scriptingCommandDocsTable,
+    stream8CommandDocsTable,
     aclCommandDocsTable,
     NULL,
 };

@@ -1,7 +1,9 @@
 /* commands_docs_list.c -- COMMAND DOCS entries of the list commands
  * (t_list.c), in commands_docs.h's structures: what Redis publishes about
- * them (summary, history, key specs, arguments), as a redis-server reports
- * them with COMMAND DOCS and COMMAND INFO. Sorted by name. */
+ * them (summary, history, key specs, arguments), as redis-server 7.0
+ * reports them with COMMAND DOCS and COMMAND INFO (less the noscript flag
+ * of the blocking commands, which 7.2 dropped), with 7.2's reworded
+ * summaries. Sorted by name. */
 #include "commands_docs.h"
 
 #define ARGS(...) ((const commandArg[]){__VA_ARGS__, {0}})
@@ -12,7 +14,7 @@
 const commandDoc listCommandDocsTable[] = {
 {
     .name = "blmove",
-    .summary = "Pop an element from a list, push it to another list and return it; or block until one is available",
+    .summary = "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
     .since = "6.2.0",
     .group = "list",
     .complexity = "O(1)",
@@ -31,11 +33,11 @@ const commandDoc listCommandDocsTable[] = {
             {.name = "left", .type = ARG_TYPE_PURE_TOKEN, .token = "LEFT"},
             {.name = "right", .type = ARG_TYPE_PURE_TOKEN, .token = "RIGHT"})},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = 6, .redis_flags = "write denyoom noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = 6, .redis_flags = "write denyoom blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "blmpop",
-    .summary = "Pop elements from a list, or block until one is available",
+    .summary = "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
     .since = "7.0.0",
     .group = "list",
     .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
@@ -54,7 +56,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "blpop",
-    .summary = "Remove and get the first element in a list, or block until one is available",
+    .summary = "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
     .since = "2.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of provided keys.",
@@ -65,11 +67,11 @@ const commandDoc listCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "brpop",
-    .summary = "Remove and get the last element in a list, or block until one is available",
+    .summary = "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
     .since = "2.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of provided keys.",
@@ -80,11 +82,11 @@ const commandDoc listCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "brpoplpush",
-    .summary = "Pop an element from a list, push it to another list and return it; or block until one is available",
+    .summary = "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
     .since = "2.2.0",
     .group = "list",
     .complexity = "O(1)",
@@ -100,11 +102,11 @@ const commandDoc listCommandDocsTable[] = {
         {.name = "source", .type = ARG_TYPE_KEY, .key_spec_index = 0},
         {.name = "destination", .type = ARG_TYPE_KEY, .key_spec_index = 1},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = 4, .redis_flags = "write denyoom noscript blocking", .redis_acl = "@write @list @slow @blocking",
+    .redis_arity = 4, .redis_flags = "write denyoom blocking", .redis_acl = "@write @list @slow @blocking",
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "lindex",
-    .summary = "Get an element from a list by its index",
+    .summary = "Returns an element from a list by its index.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).",
@@ -117,7 +119,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "linsert",
-    .summary = "Insert an element before or after another element in a list",
+    .summary = "Inserts an element before or after another element in a list.",
     .since = "2.2.0",
     .group = "list",
     .complexity = "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
@@ -135,7 +137,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "llen",
-    .summary = "Get the length of a list",
+    .summary = "Returns the length of a list.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(1)",
@@ -147,7 +149,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lmove",
-    .summary = "Pop an element from a list, push it to another list and return it",
+    .summary = "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
     .since = "6.2.0",
     .group = "list",
     .complexity = "O(1)",
@@ -169,7 +171,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "lmpop",
-    .summary = "Pop elements from a list",
+    .summary = "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
     .since = "7.0.0",
     .group = "list",
     .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
@@ -187,7 +189,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "lpop",
-    .summary = "Remove and get the first elements in a list",
+    .summary = "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of elements returned",
@@ -202,7 +204,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lpos",
-    .summary = "Return the index of matching elements on a list",
+    .summary = "Returns the index of matching elements in a list.",
     .since = "6.0.6",
     .group = "list",
     .complexity = "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
@@ -218,7 +220,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lpush",
-    .summary = "Prepend one or multiple elements to a list",
+    .summary = "Prepends one or more elements to a list. Creates the key if it doesn't exist.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
@@ -233,7 +235,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lpushx",
-    .summary = "Prepend an element to a list, only if the list exists",
+    .summary = "Prepends one or more elements to a list only when the list exists.",
     .since = "2.2.0",
     .group = "list",
     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
@@ -248,7 +250,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lrange",
-    .summary = "Get a range of elements from a list",
+    .summary = "Returns a range of elements from a list.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.",
@@ -262,7 +264,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lrem",
-    .summary = "Remove elements from a list",
+    .summary = "Removes elements from a list. Deletes the list if the last element was removed.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N+M) where N is the length of the list and M is the number of elements removed.",
@@ -276,7 +278,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "lset",
-    .summary = "Set the value of an element in a list by its index",
+    .summary = "Sets the value of an element in a list by its index.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
@@ -290,7 +292,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "ltrim",
-    .summary = "Trim a list to the specified range",
+    .summary = "Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of elements to be removed by the operation.",
@@ -304,7 +306,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "rpop",
-    .summary = "Remove and get the last elements in a list",
+    .summary = "Returns and removes the last elements of a list. Deletes the list if the last element was popped.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(N) where N is the number of elements returned",
@@ -319,7 +321,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "rpoplpush",
-    .summary = "Remove the last element in a list, prepend it to another list and return it",
+    .summary = "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.",
     .since = "1.2.0",
     .group = "list",
     .complexity = "O(1)",
@@ -336,7 +338,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "rpush",
-    .summary = "Append one or multiple elements to a list",
+    .summary = "Appends one or more elements to a list. Creates the key if it doesn't exist.",
     .since = "1.0.0",
     .group = "list",
     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
@@ -351,7 +353,7 @@ const commandDoc listCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "rpushx",
-    .summary = "Append an element to a list, only if the list exists",
+    .summary = "Appends an element to a list only when the list exists.",
     .since = "2.2.0",
     .group = "list",
     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",

@@ -1,8 +1,10 @@
 /* commands_docs_zset.c -- COMMAND DOCS entries of the sorted set commands
  * (t_zset.c), in commands_docs.h's structures: what Redis publishes about
- * them (summary, history, key specs, arguments), as a redis-server reports
- * them with COMMAND DOCS and COMMAND INFO, with what 7.2 added (ZRANK and
- * ZREVRANK WITHSCORE). Sorted by name. */
+ * them (summary, history, key specs, arguments), as redis-server 7.0
+ * reports them with COMMAND DOCS and COMMAND INFO (less the noscript flag
+ * of the blocking commands, which 7.2 dropped), updated with what 7.2
+ * changed (the reworded summaries, ZRANK and ZREVRANK WITHSCORE). Sorted
+ * by name. */
 #include "commands_docs.h"
 
 #define ARGS(...) ((const commandArg[]){__VA_ARGS__, {0}})
@@ -13,7 +15,7 @@
 const commandDoc zsetCommandDocsTable[] = {
 {
     .name = "bzmpop",
-    .summary = "Remove and return members with scores in a sorted set or block until one is available",
+    .summary = "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
     .since = "7.0.0",
     .group = "sorted-set",
     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
@@ -32,7 +34,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "bzpopmax",
-    .summary = "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+    .summary = "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
     .since = "5.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
@@ -43,11 +45,11 @@ const commandDoc zsetCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "bzpopmin",
-    .summary = "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+    .summary = "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
     .since = "5.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
@@ -58,11 +60,11 @@ const commandDoc zsetCommandDocsTable[] = {
     .args = ARGS(
         {.name = "key", .type = ARG_TYPE_KEY, .key_spec_index = 0, .flags = CMD_ARG_MULTIPLE},
         {.name = "timeout", .type = ARG_TYPE_DOUBLE}),
-    .redis_arity = -3, .redis_flags = "write noscript blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
+    .redis_arity = -3, .redis_flags = "write blocking fast", .redis_acl = "@write @sortedset @fast @blocking",
     .redis_firstkey = 1, .redis_lastkey = -2, .redis_keystep = 1},
 {
     .name = "zadd",
-    .summary = "Add one or more members to a sorted set, or update its score if it already exists",
+    .summary = "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
@@ -92,7 +94,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zcard",
-    .summary = "Get the number of members in a sorted set",
+    .summary = "Returns the number of members in a sorted set.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(1)",
@@ -104,7 +106,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zcount",
-    .summary = "Count the members in a sorted set with scores within the given values",
+    .summary = "Returns the count of members in a sorted set that have scores within a range.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
@@ -118,7 +120,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zdiff",
-    .summary = "Subtract multiple sorted sets",
+    .summary = "Returns the difference between multiple sorted sets.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
@@ -132,7 +134,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "zdiffstore",
-    .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
+    .summary = "Stores the difference of multiple sorted sets in a key.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
@@ -147,7 +149,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zincrby",
-    .summary = "Increment the score of a member in a sorted set",
+    .summary = "Increments the score of a member in a sorted set.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)) where N is the number of elements in the sorted set.",
@@ -161,7 +163,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zinter",
-    .summary = "Intersect multiple sorted sets",
+    .summary = "Returns the intersect of multiple sorted sets.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
@@ -181,7 +183,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "zintercard",
-    .summary = "Intersect multiple sorted sets and return the cardinality of the result",
+    .summary = "Returns the number of members of the intersect of multiple sorted sets.",
     .since = "7.0.0",
     .group = "sorted-set",
     .complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
@@ -195,7 +197,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "zinterstore",
-    .summary = "Intersect multiple sorted sets and store the resulting sorted set in a new key",
+    .summary = "Stores the intersect of multiple sorted sets in a key.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
@@ -216,7 +218,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zlexcount",
-    .summary = "Count the number of members in a sorted set between a given lexicographical range",
+    .summary = "Returns the number of members in a sorted set within a lexicographical range.",
     .since = "2.8.9",
     .group = "sorted-set",
     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
@@ -230,7 +232,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zmpop",
-    .summary = "Remove and return members with scores in a sorted set",
+    .summary = "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
     .since = "7.0.0",
     .group = "sorted-set",
     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
@@ -248,7 +250,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "zmscore",
-    .summary = "Get the score associated with the given members in a sorted set",
+    .summary = "Returns the score of one or more members in a sorted set.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(N) where N is the number of members being requested.",
@@ -261,7 +263,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zpopmax",
-    .summary = "Remove and return members with the highest scores in a sorted set",
+    .summary = "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.",
     .since = "5.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
@@ -274,7 +276,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zpopmin",
-    .summary = "Remove and return members with the lowest scores in a sorted set",
+    .summary = "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.",
     .since = "5.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
@@ -287,7 +289,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrandmember",
-    .summary = "Get one or multiple random elements from a sorted set",
+    .summary = "Returns one or more random members from a sorted set.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(N) where N is the number of elements returned",
@@ -304,7 +306,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrange",
-    .summary = "Return a range of members in a sorted set",
+    .summary = "Returns members in a sorted set within a range of indexes.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
@@ -330,7 +332,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrangebylex",
-    .summary = "Return a range of members in a sorted set, by lexicographical range",
+    .summary = "Returns members in a sorted set within a lexicographical range.",
     .since = "2.8.9",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
@@ -351,7 +353,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrangebyscore",
-    .summary = "Return a range of members in a sorted set, by score",
+    .summary = "Returns members in a sorted set within a range of scores.",
     .since = "1.0.5",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
@@ -375,7 +377,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrangestore",
-    .summary = "Store a range of members from sorted set into another key",
+    .summary = "Stores a range of members from sorted set in a key.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.",
@@ -400,7 +402,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 2, .redis_keystep = 1},
 {
     .name = "zrank",
-    .summary = "Determine the index of a member in a sorted set",
+    .summary = "Returns the index of a member in a sorted set ordered by ascending scores.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N))",
@@ -416,7 +418,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrem",
-    .summary = "Remove one or more members from a sorted set",
+    .summary = "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.",
@@ -431,7 +433,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zremrangebylex",
-    .summary = "Remove all members in a sorted set between the given lexicographical range",
+    .summary = "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.",
     .since = "2.8.9",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
@@ -445,7 +447,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zremrangebyrank",
-    .summary = "Remove all members in a sorted set within the given indexes",
+    .summary = "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
@@ -459,7 +461,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zremrangebyscore",
-    .summary = "Remove all members in a sorted set within the given scores",
+    .summary = "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
@@ -473,7 +475,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrevrange",
-    .summary = "Return a range of members in a sorted set, by index, with scores ordered from high to low",
+    .summary = "Returns members in a sorted set within a range of indexes in reverse order.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
@@ -491,7 +493,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrevrangebylex",
-    .summary = "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.",
+    .summary = "Returns members in a sorted set within a lexicographical range in reverse order.",
     .since = "2.8.9",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
@@ -512,7 +514,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrevrangebyscore",
-    .summary = "Return a range of members in a sorted set, by score, with scores ordered from high to low",
+    .summary = "Returns members in a sorted set within a range of scores in reverse order.",
     .since = "2.2.0",
     .group = "sorted-set",
     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
@@ -536,7 +538,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zrevrank",
-    .summary = "Determine the index of a member in a sorted set, with scores ordered from high to low",
+    .summary = "Returns the index of a member in a sorted set ordered by descending scores.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(log(N))",
@@ -552,7 +554,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zscan",
-    .summary = "Incrementally iterate sorted sets elements and associated scores",
+    .summary = "Iterates over members and scores of a sorted set.",
     .since = "2.8.0",
     .group = "sorted-set",
     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
@@ -568,7 +570,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zscore",
-    .summary = "Get the score associated with the given member in a sorted set",
+    .summary = "Returns the score of a member in a sorted set.",
     .since = "1.2.0",
     .group = "sorted-set",
     .complexity = "O(1)",
@@ -581,7 +583,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 1, .redis_lastkey = 1, .redis_keystep = 1},
 {
     .name = "zunion",
-    .summary = "Add multiple sorted sets",
+    .summary = "Returns the union of multiple sorted sets.",
     .since = "6.2.0",
     .group = "sorted-set",
     .complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
@@ -601,7 +603,7 @@ const commandDoc zsetCommandDocsTable[] = {
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "zunionstore",
-    .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
+    .summary = "Stores the union of multiple sorted sets in a key.",
     .since = "2.0.0",
     .group = "sorted-set",
     .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",

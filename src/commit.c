@@ -175,6 +175,14 @@ typedef struct commitState {
     uint64_t root_bytes_sum;     /* document bytes of every commit */
     long long vanished;          /* times the document vanished under us and
                                   * was written again from memory */
+    /* --- confirming that we are still the broker (store probe) --- */
+    long long confirmed_ms;      /* when the store last confirmed that the
+                                  * document is the version we hold (a
+                                  * commit, a load or a probe) */
+    int probing;                 /* a probe is in flight (no commit starts) */
+    long long probe_start_ms;    /* when it started */
+    long long probes;            /* probes done (INFO) */
+    long long deposed;           /* probes that found another writer */
 } commitState;
 
 static void commitStart(commitState *cs);
@@ -304,6 +312,7 @@ static void adoptState(commitState *cs, persistState *ps, const char *version) {
     if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
     persistInstall(ps);
     segmentsReset();
+    cs->confirmed_ms = mstime();
     persistCacheReset(cs->cache);
     server.durable_seq = server.change_seq;
     cs->nages = 0;
@@ -657,6 +666,7 @@ static void commitSucceeded(commitState *cs, const char *new_version) {
     uint64_t batch = cs->flight_seq - cs->flight_base;
     cs->commits++;
     cs->root_bytes_sum += cs->flight_bytes;
+    cs->confirmed_ms = mstime();
     segmentsCommitDone(1);
     cs->changes_committed += batch;
     if (batch > cs->max_batch) cs->max_batch = batch;
@@ -854,7 +864,7 @@ void commitBeforeSleep(void) {
     commitState *cs = server.commit;
     if (!cs || cs->starting) return;
     noteChangeAge(cs);
-    if (cs->in_flight || cs->reloading || cs->backing_off) return;
+    if (cs->in_flight || cs->reloading || cs->backing_off || cs->probing) return;
     if (server.change_seq <= server.durable_seq && !cs->takeover_pending) return;
     if (!cs->is_broker) {
         if (server.change_seq > server.durable_seq) followerDiscardChanges(cs);
@@ -865,11 +875,91 @@ void commitBeforeSleep(void) {
     commitStart(cs);
 }
 
+/* ========================================================================
+ * Is this node still the broker? (an idle broker asks the store)
+ *
+ * A broker learns that another node took the document over at its next
+ * commit (a CAS conflict). An idle broker has no next commit: without
+ * asking, it would go on serving reads from a state nobody writes any
+ * more, and followers would go on relaying to it. So a broker that has
+ * not committed for a while asks the store for the document's version
+ * (store->probe: the lock-file record, a HEAD on S3) every
+ * broker-timeout/4; another version means another writer: it steps down
+ * and reloads. And it refuses to serve anything from a state the store has
+ * not confirmed within broker-timeout (a broker that was stopped, or whose
+ * store does not answer): commitStateUnconfirmed.
+ * ===================================================================== */
+
+static long long probeIntervalMs(void) {
+    long long ms = server.cfg.broker_timeout_ms / 4;
+    return ms < 20 ? 20 : ms;
+}
+
+/* Versions as the stores give them; S3 ETags with or without quotes. */
+static int sameVersion(const char *a, const char *b) {
+    if (!a || !b) return 0;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= 2 && a[0] == '"' && a[la - 1] == '"') a++, la -= 2;
+    if (lb >= 2 && b[0] == '"' && b[lb - 1] == '"') b++, lb -= 2;
+    return la == lb && !memcmp(a, b, la);
+}
+
+static void commitProbeDone(void *priv, storeStatus status, const char *data, size_t len, const char *version,
+                            const char *err) {
+    (void)data;
+    (void)len;
+    commitState *cs = priv;
+    cs->probing = 0;
+    cs->probes++;
+    if (!cs->is_broker || cs->reloading || cs->in_flight || cs->starting) return;
+    if (status == STORE_OK && sameVersion(version, cs->version)) {
+        cs->confirmed_ms = cs->probe_start_ms;
+        return;
+    }
+    if (status == STORE_ERROR) {
+        setLastError(cs, err ? err : "probe failed");
+        return; /* asked again at the next cron; reads stop once too old */
+    }
+    /* Another version (or none): someone else wrote the document. */
+    cs->deposed++;
+    serverLog(LL_WARNING,
+              "Broker: the state document %s is %s (this node wrote version %s): another node took over; "
+              "stepping down and reloading",
+              server.store->location, status == STORE_NOT_FOUND ? "gone" : "not the version this node wrote",
+              cs->version ? cs->version : "none");
+    cs->is_broker = status == STORE_NOT_FOUND; /* gone: the vanished path */
+    commitReload(cs);
+}
+
+static void commitProbeMaybe(commitState *cs) {
+    if (!cs->is_broker || cs->in_flight || cs->reloading || cs->probing || cs->takeover_pending ||
+        cs->backing_off || !server.store->type->probe || !cs->version)
+        return;
+    long long now = mstime();
+    if (now - cs->confirmed_ms < probeIntervalMs()) return;
+    /* Pending changes commit instead: a commit confirms as well. */
+    if (server.change_seq > server.durable_seq) return;
+    cs->probing = 1;
+    cs->probe_start_ms = now;
+    server.store->type->probe(server.store, commitProbeDone, cs);
+}
+
+void commitKickProbe(void) {
+    if (server.commit && !server.commit->starting) commitProbeMaybe(server.commit);
+}
+
+int commitStateUnconfirmed(void) {
+    commitState *cs = server.commit;
+    if (!cs || cs->starting || !cs->is_broker || !cs->confirmed_ms || !server.store->type->probe) return 0;
+    return mstime() - cs->confirmed_ms > server.cfg.broker_timeout_ms;
+}
+
 void commitCron(void) {
     commitState *cs = server.commit;
     if (!cs || cs->starting) return;
     noteChangeAge(cs);
     expireHeldReplies(cs);
+    commitProbeMaybe(cs);
     segmentsCron(cs->is_broker && !cs->reloading && !server.loading && !cs->takeover_pending);
 }
 
@@ -1195,6 +1285,9 @@ sds commitInfoString(sds s) {
                      "durable_seq:%llu\r\n"
                      "reloads:%lld\r\n"
                      "document_vanished:%lld\r\n"
+                     "broker_probes:%lld\r\n"
+                     "broker_deposed:%lld\r\n"
+                     "broker_confirmed_ms_ago:%lld\r\n"
                      "last_load_ms:%lld\r\n"
                      "broker_role:%s\r\n"
                      "broker_id:%s\r\n"
@@ -1209,7 +1302,8 @@ sds commitInfoString(sds s) {
                      cs->errors, cs->consecutive_errors, outcomeName(cs->last_outcome), cs->last_error,
                      server.cfg.commit_timeout_ms, cs->timed_out_replies, cs->discarded_changes,
                      listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,
-                     (unsigned long long)server.durable_seq, cs->reloads, cs->vanished, cs->load_ms,
+                     (unsigned long long)server.durable_seq, cs->reloads, cs->vanished, cs->probes, cs->deposed,
+                     cs->confirmed_ms ? mstime() - cs->confirmed_ms : -1, cs->load_ms,
                      cs->reloading ? "loading" : (cs->is_broker ? "broker" : "follower"),
                      cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);

@@ -81,6 +81,13 @@ int commitExportState(const char *path, sds *err);
  * value. */
 void commitDebugDelayChanged(void);
 
+/* 1 if this node is the broker but the store has not confirmed within
+ * broker-timeout that the document is still the one it wrote (it may have
+ * been taken over): it must not serve anything from its state. */
+int commitStateUnconfirmed(void);
+/* Asks the store now (if due and possible) rather than at the next cron. */
+void commitKickProbe(void);
+
 /* How long the last load of the document took (ms). */
 long long commitLastLoadMs(void);
 

@@ -185,6 +185,11 @@ static const configDirective configTable[] = {
      .min = 0, .max = LLONG_MAX, .default_value = "100"},
     {.name = "stream-node-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(stream_node_max_bytes),
      .min = 0, .max = LLONG_MAX, .default_value = "4096"},
+    /* Redis 8.6: defaults of a stream's XADD IDMP window (XCFGSET) */
+    {.name = "stream-idmp-duration", .type = CONFIG_LONGLONG, .offset = FIELD(stream_idmp_duration),
+     .min = 1, .max = 86400, .default_value = "100"},
+    {.name = "stream-idmp-maxsize", .type = CONFIG_LONGLONG, .offset = FIELD(stream_idmp_maxsize),
+     .min = 1, .max = 10000, .default_value = "100"},
     /* --- Lists and sorted sets (t_list.c, t_zset.c) --- */
     {.name = "list-max-listpack-size", .alias = "list-max-ziplist-size", .type = CONFIG_LONGLONG,
      .offset = FIELD(list_max_listpack_size), .min = INT_MIN, .max = INT_MAX, .default_value = "-2"},

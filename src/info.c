@@ -231,6 +231,12 @@ static sds genMemorySection(sds s) {
     /* casq never evicts: its only policy is "noeviction". */
     s = sdscatprintf(s, "\r\nmaxmemory:%lld\r\nmaxmemory_human:", server.cfg.maxmemory);
     s = bytesToHuman(s, server.cfg.maxmemory);
+    /* Scripting (scripting.c): the Lua interpreter allocates with malloc,
+     * outside used_memory, as Redis's. */
+    s = sdscatprintf(s,
+                     "\r\nused_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_scripts_eval:%zu\r\n"
+                     "number_of_cached_scripts:%lld",
+                     scriptingLuaMemory(), scriptingLuaMemory(), scriptingCacheBytes(), scriptingCachedScripts());
     return sdscatprintf(s,
                         "\r\nmaxmemory_policy:noeviction\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"

@@ -55,6 +55,7 @@ extern struct redisCommand listCommandTable[];    /* t_list.c */
 extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
+extern struct redisCommand scriptingCommandTable[]; /* scripting.c: EVAL, EVALSHA, SCRIPT */
 extern struct redisCommand aclCommandTable[];     /* acl.c */
 
 static struct redisCommand *commandTables[] = {
@@ -64,6 +65,7 @@ static struct redisCommand *commandTables[] = {
     stringCommandTable, hashCommandTable,
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
+    scriptingCommandTable,
     aclCommandTable,
     NULL,
 };
@@ -330,6 +332,12 @@ int processCommand(client *c) {
     }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, "-LOADING casq is loading the state document");
+        return C_OK;
+    }
+    if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed()) {
+        commitKickProbe();
+        rejectCommand(c, "-TRYAGAIN this casq node cannot confirm that it is still the broker (the store has not "
+                         "answered within broker-timeout); the command was not executed");
         return C_OK;
     }
     if (c->cmd->flags & CMD_WRITE) {
@@ -901,6 +909,7 @@ static void freeServerOnExit(void) {
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
+    scriptingRelease(); /* scripting.c: the Lua interpreter, its client */
     aclFreeAll();     /* acl.c */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();

@@ -373,6 +373,8 @@ typedef struct serverConfig {
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */
     long long stream_node_max_bytes;    /* accepted for compatibility */
+    long long stream_idmp_duration;     /* XADD IDMP window: seconds (Redis 8.6) */
+    long long stream_idmp_maxsize;      /* ... and ids per producer */
     long long hash_max_listpack_entries; /* t_hash.c: a bigger hash is a hashtable */
     long long hash_max_listpack_value;   /* ... and so is one with a longer field or value */
     long long list_max_listpack_size;   /* t_list.c: OBJECT ENCODING rule */
@@ -543,6 +545,7 @@ void aclFreeAll(void);
 int aclAuthenticate(client *c, sds user, sds pass);
 void aclResetClientUser(client *c);
 int aclCheckCommandPerm(client *c, int *errpos);
+sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int argc);
 sds aclDeniedMessage(client *c, int reason);
 const char *aclClientUserName(const client *c);
 int aclUserExists(const char *name);
@@ -754,6 +757,15 @@ int pubsubClientCount(client *c, int which);
 /* Channels / patterns / shard channels with subscribers (INFO). */
 unsigned long pubsubTotalChannels(int which);
 void pubsubFreeAll(void); /* at exit */
+
+/* ------------------------------------------------------------------------
+ * Scripting (scripting.c): the Lua interpreter starts with the first
+ * script command.
+ * --------------------------------------------------------------------- */
+void scriptingRelease(void); /* at exit */
+long long scriptingCachedScripts(void); /* INFO */
+size_t scriptingCacheBytes(void);
+size_t scriptingLuaMemory(void);
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)

@@ -148,6 +148,14 @@ typedef struct storeType {
      * over a busy document needs it: otherwise the broker's next commit
      * lands between its load and its CAS, every time. */
     void (*load_reserve)(struct store *st, long long hold_ms, storeLoadCallback *cb, void *priv);
+    /* Optional, NULL if the backend cannot: the version of the stored
+     * document without reading it (STORE_OK with the version, or "" if it
+     * has none this store knows; STORE_NOT_FOUND; STORE_ERROR). Cheap: a
+     * broker with nothing to commit asks every few hundred milliseconds
+     * whether it is still the one that wrote the document. Never runs
+     * while a load or write is in flight (the commit module guarantees
+     * it). */
+    void (*probe)(struct store *st, storeLoadCallback *cb, void *priv);
     /* Segments (see above). The store takes ownership of `data`. Each
      * operation retries transient failures itself until the store's
      * deadline (S3: commit-timeout-ms) and then reports STORE_ERROR. */

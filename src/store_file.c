@@ -143,6 +143,7 @@ typedef enum fileJobKind {
     FILE_JOB_NONE = 0,
     FILE_JOB_LOAD,
     FILE_JOB_WRITE,
+    FILE_JOB_PROBE,
     FILE_JOB_EXIT,
 } fileJobKind;
 
@@ -515,6 +516,33 @@ done:
     else fileUnlock(fs);
 }
 
+/* The version of the document, as a load would find it, without reading
+ * it: the record's token if the record describes the file at the path,
+ * else "" (someone wrote it behind the protocol's back: a version nobody
+ * holds). */
+static void fileDoProbe(fileStore *fs) {
+    fs->version[0] = '\0';
+    if (fileLock(fs) == -1) {
+        fs->status = STORE_ERROR;
+        return;
+    }
+    fileRecord rec;
+    int r = fileReadRecord(fs, &rec, NULL, NULL);
+    struct stat sb;
+    if (r == -1) {
+        fs->status = STORE_ERROR;
+    } else if (stat(fs->path, &sb) == -1) {
+        fs->status = errno == ENOENT ? STORE_NOT_FOUND : STORE_ERROR;
+        if (fs->status == STORE_ERROR) fileSetErr(fs, "cannot stat %s: %s", fs->path, strerror(errno));
+    } else {
+        fileIdentity cur;
+        identityFromStat(&cur, &sb);
+        if (r == 1 && identityEqual(&rec.id, &cur)) memcpy(fs->version, rec.token, sizeof(fs->version));
+        fs->status = STORE_OK;
+    }
+    fileUnlock(fs);
+}
+
 /* Opens the file the next version is written to: the spare, if it may be
  * overwritten in place (see the top), or else a new file. A write lease is
  * granted only when no one else has the file open; it is released at once,
@@ -791,6 +819,7 @@ static void *fileWorkerMain(void *arg) {
         long long start = monoUs();
         fs->err[0] = '\0';
         if (kind == FILE_JOB_LOAD) fileDoLoad(fs);
+        else if (kind == FILE_JOB_PROBE) fileDoProbe(fs);
         else fileDoWrite(fs);
         fs->op_us = monoUs() - start;
 
@@ -841,7 +870,11 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
         sdsfree(fs->last_error);
         fs->last_error = sdsnew(fs->err);
     }
-    if (kind == FILE_JOB_LOAD) {
+    if (kind == FILE_JOB_PROBE) {
+        storeLoadCallback *cb = fs->load_cb;
+        fs->load_cb = NULL;
+        cb(fs->priv, status, NULL, 0, status == STORE_OK ? fs->version : NULL, err);
+    } else if (kind == FILE_JOB_LOAD) {
         fs->loads++;
         if (fs->minted) fs->tokens_minted++;
         char *buf = fs->buf;
@@ -1348,6 +1381,13 @@ static void fileWrite(store *st, sds data, const char *expect_version, storeWrit
     fileWriteDoc(st, fs->owned_doc, expect_version, cb, priv);
 }
 
+static void fileProbe(store *st, storeLoadCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->load_cb = cb;
+    fs->priv = priv;
+    fileStartJob(fs, FILE_JOB_PROBE);
+}
+
 static sds fileInfo(store *st, sds s) {
     fileStore *fs = st->state;
     return sdscatprintf(s,
@@ -1391,6 +1431,7 @@ const storeType fileStoreType = {
     .info = fileInfo,
     .close = fileClose,
     .load_reserve = fileLoadReserve,
+    .probe = fileProbe,
     .seg_put = fileSegPut,
     .seg_get = fileSegGet,
     .seg_del = fileSegDel,

@@ -210,6 +210,7 @@ typedef struct s3Store {
     long long seg_gets;           /* segment GET requests sent */
     long long seg_deletes;        /* segment DELETE requests sent */
     long long seg_lists;          /* ListObjectsV2 requests (pages) sent */
+    long long probes;             /* HEAD requests of the document (probe) */
     long long seg_retries;        /* segment requests repeated after a failure */
     long long seg_conflicts;      /* segment puts reported STORE_CONFLICT */
     long long seg_errors;         /* segment ops reported STORE_ERROR */
@@ -846,7 +847,10 @@ static void s3VerifyResponse(s3Store *s, s3Response *r) {
 #define S3_SEG_MAX_IN_FLIGHT 16 /* segment requests in flight per store */
 #define S3_SEG_NAME_MAX 128     /* longest segment name (store.h) */
 
-typedef enum s3SegKind { S3_SEG_PUT, S3_SEG_GET, S3_SEG_DEL, S3_SEG_LIST } s3SegKind;
+/* S3_SEG_PROBE is no segment operation: the document's version (a HEAD of
+ * it, store.h's probe), which wants the same independence from the
+ * document's load/write machine. */
+typedef enum s3SegKind { S3_SEG_PUT, S3_SEG_GET, S3_SEG_DEL, S3_SEG_LIST, S3_SEG_PROBE } s3SegKind;
 
 typedef enum s3SegState {
     S3_SEG_QUEUED,  /* waiting for a request slot */
@@ -865,6 +869,7 @@ typedef struct s3SegOp {
     storeSegDoneCallback *done_cb;    /* put, del */
     storeSegGetCallback *get_cb;      /* get */
     storeSegListCallback *list_cb;    /* list */
+    storeLoadCallback *probe_cb;      /* probe */
     void *priv;                       /* the caller's argument */
     long long deadline_ms;            /* monotonic ms: give up after it */
     long long timeout_ms;             /* the op's deadline budget, for messages */
@@ -880,6 +885,7 @@ typedef struct s3SegOp {
     struct curl_slist *headers;
     s3Method method;
     sds body;                         /* response body */
+    sds etag;                         /* probe: the response's ETag */
     char errbuf[CURL_ERROR_SIZE];
     /* list: the page to fetch next and what the pages gave so far */
     sds token;                        /* continuation token, NULL: first page */
@@ -905,6 +911,7 @@ static const char *s3SegKindName(s3SegKind k) {
     case S3_SEG_GET: return "get";
     case S3_SEG_DEL: return "delete";
     case S3_SEG_LIST: return "list";
+    case S3_SEG_PROBE: return "probe";
     }
     return "?";
 }
@@ -1162,6 +1169,7 @@ static void s3SegFree(s3SegOp *op) {
     zfree(op->mtimes);
     sdsfree(op->result_data);
     sdsfree(op->result_err);
+    sdsfree(op->etag);
     zfree(op);
 }
 
@@ -1211,6 +1219,9 @@ static void s3SegDeliver(s3SegOp *op) {
             op->list_cb(op->priv, op->status, (const char *const *)op->names, op->mtimes, op->count, NULL);
         else
             op->list_cb(op->priv, op->status, NULL, NULL, 0, err);
+        break;
+    case S3_SEG_PROBE:
+        op->probe_cb(op->priv, op->status, NULL, 0, op->status == STORE_OK ? op->result_data : NULL, err);
         break;
     }
     /* The store may be gone now: op is all we touch. */
@@ -1323,6 +1334,23 @@ static sds s3SegRequestUrl(s3SegOp *op) {
 }
 
 /* Starts the op's next request (a slot is free). */
+/* probe: keeps the ETag header (the last response's, after a 100). */
+static size_t s3SegWriteHeader(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    s3SegOp *op = userdata;
+    size_t len = size * nmemb;
+    if (len >= 5 && memcmp(ptr, "HTTP/", 5) == 0) {
+        sdsfree(op->etag);
+        op->etag = NULL;
+    } else if (len > 5 && strncasecmp(ptr, "etag:", 5) == 0) {
+        const char *v = ptr + 5, *e = ptr + len;
+        while (v < e && (*v == ' ' || *v == '\t')) v++;
+        while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t')) e--;
+        sdsfree(op->etag);
+        op->etag = sdsnewlen(v, (size_t)(e - v));
+    }
+    return len;
+}
+
 static void s3SegStartRequest(s3SegOp *op) {
     s3Store *s = op->s;
     serverAssert(op->easy == NULL);
@@ -1380,6 +1408,11 @@ static void s3SegStartRequest(s3SegOp *op) {
     } else if (op->method == S3_DELETE) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
         s->seg_deletes++;
+    } else if (op->kind == S3_SEG_PROBE) {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L); /* HEAD */
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, s3SegWriteHeader);
+        curl_easy_setopt(e, CURLOPT_HEADERDATA, op);
+        s->probes++;
     } else {
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         if (op->kind == S3_SEG_LIST)
@@ -1508,6 +1541,23 @@ static void s3SegGetResponse(s3SegOp *op, s3Response *r) {
     s3SegRetryLater(op);
 }
 
+/* probe: HEAD of the document. A HEAD has no body, so 404 alone says it
+ * is not there. */
+static void s3SegProbeResponse(s3SegOp *op, s3Response *r) {
+    if (s3IsStatus(r, 200) && op->etag) {
+        sds v = op->etag;
+        op->etag = NULL;
+        s3SegFinish(op, STORE_OK, v, NULL);
+        return;
+    }
+    if (s3IsStatus(r, 404)) {
+        s3SegFinish(op, STORE_NOT_FOUND, NULL, NULL);
+        return;
+    }
+    s3SegNoteHttpFailure(op, r, s3IsStatus(r, 200) ? " (no ETag)" : "");
+    s3SegRetryLater(op);
+}
+
 static void s3SegDelResponse(s3SegOp *op, s3Response *r) {
     /* Deleting what is not there is success: the result is the same. */
     if (s3IsSuccess(r) || s3IsNoSuchKey(r)) {
@@ -1577,6 +1627,7 @@ static void s3SegRequestDone(s3Store *s, CURL *easy, CURLcode rc) {
     case S3_SEG_GET: s3SegGetResponse(op, &r); break;
     case S3_SEG_DEL: s3SegDelResponse(op, &r); break;
     case S3_SEG_LIST: s3SegListResponse(op, &r); break;
+    case S3_SEG_PROBE: s3SegProbeResponse(op, &r); break;
     }
     sdsfree(r.body);
 }
@@ -1817,7 +1868,8 @@ static s3SegOp *s3SegNew(s3Store *s, s3SegKind kind, const char *name, void *pri
     op->deadline_ms = s3MonoMs() + op->timeout_ms;
     op->ev = evtimer_new(s->base, s3SegEvent, op);
     serverAssert(op->ev != NULL);
-    if (kind != S3_SEG_LIST) op->url = s3EncodeKey(s3EncodeKey(sdsdup(s->bucket_url), s->seg_prefix), op->name);
+    if (kind == S3_SEG_PROBE) op->url = sdsdup(s->object_url);
+    else if (kind != S3_SEG_LIST) op->url = s3EncodeKey(s3EncodeKey(sdsdup(s->bucket_url), s->seg_prefix), op->name);
     op->next = s->seg_ops;
     if (s->seg_ops) s->seg_ops->prev = op;
     s->seg_ops = op;
@@ -1827,7 +1879,7 @@ static s3SegOp *s3SegNew(s3Store *s, s3SegKind kind, const char *name, void *pri
 /* Sends the op's first request; a bad name is reported (from the loop, like
  * every result) without any I/O. */
 static void s3SegBegin(s3SegOp *op) {
-    if (op->kind != S3_SEG_LIST && !s3SegNameValid(op->name)) {
+    if (op->kind != S3_SEG_LIST && op->kind != S3_SEG_PROBE && !s3SegNameValid(op->name)) {
         sds msg = sdscatprintf(sdsempty(), "segment %s: invalid segment name '%s'", s3SegKindName(op->kind),
                                op->name);
         s3SegFinish(op, STORE_ERROR, NULL, msg);
@@ -1853,6 +1905,12 @@ static void s3SegGet(store *st, const char *name, storeSegGetCallback *cb, void 
 static void s3SegDel(store *st, const char *name, storeSegDoneCallback *cb, void *priv) {
     s3SegOp *op = s3SegNew(st->state, S3_SEG_DEL, name, priv);
     op->done_cb = cb;
+    s3SegBegin(op);
+}
+
+static void s3Probe(store *st, storeLoadCallback *cb, void *priv) {
+    s3SegOp *op = s3SegNew(st->state, S3_SEG_PROBE, NULL, priv);
+    op->probe_cb = cb;
     s3SegBegin(op);
 }
 
@@ -1904,9 +1962,10 @@ static sds s3Info(store *st, sds out) {
                        "store_s3_segment_errors:%lld\r\n"
                        "store_s3_segment_unknown_outcomes:%lld\r\n"
                        "store_s3_segment_requests_in_flight:%d\r\n"
-                       "store_s3_segment_requests_queued:%d\r\n",
+                       "store_s3_segment_requests_queued:%d\r\n"
+                       "store_s3_probes:%lld\r\n",
                        s->seg_prefix, s->seg_puts, s->seg_gets, s->seg_deletes, s->seg_lists, s->seg_retries,
-                       s->seg_conflicts, s->seg_errors, s->seg_unknown, s->seg_in_flight, s3SegQueued(s));
+                       s->seg_conflicts, s->seg_errors, s->seg_unknown, s->seg_in_flight, s3SegQueued(s), s->probes);
     return out;
 }
 
@@ -1935,4 +1994,5 @@ const storeType s3StoreType = {
     .seg_get = s3SegGet,
     .seg_del = s3SegDel,
     .seg_list = s3SegList,
+    .probe = s3Probe,
 };

@@ -151,7 +151,7 @@ static inline const char *chunkGet(const listChunk *ch, int i, size_t *len) {
     size_t start = ch->offs[ch->off + i];
     size_t end = i + 1 < ch->n ? ch->offs[ch->off + i + 1] : ch->bend;
     *len = end - start;
-    return ch->buf + start;
+    return ch->buf ? ch->buf + start : ""; /* only empty elements so far */
 }
 
 static inline size_t chunkBytes(const listChunk *ch) { return ch->bend - ch->bstart; }
@@ -830,7 +830,9 @@ static void lremCommand(client *c) {
     sds ele = c->argv[3];
     int dir = LIST_TAIL;
     if (toremove < 0) {
-        toremove = -toremove;
+        /* LONG_MIN cannot be negated: like Redis's wrapped value, it
+         * never matches the count, so everything goes. */
+        toremove = toremove == LONG_MIN ? 0 : -toremove;
         dir = LIST_HEAD;
     }
     long removed = 0;
@@ -1152,11 +1154,11 @@ struct redisCommand listCommandTable[] = {
     {"lpop", lpopCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write list fast", NULL},
     {"rpop", rpopCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write list fast", NULL},
     {"lmpop", lmpopCommand, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0, 0, "write list slow", NULL},
-    {"brpop", brpopCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, 1, -2, 1, "write list slow blocking", NULL},
-    {"brpoplpush", brpoplpushCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, 1, "write list slow blocking",
+    {"brpop", brpopCommand, -3, CMD_WRITE | CMD_BLOCKING, 1, -2, 1, "write list slow blocking", NULL},
+    {"brpoplpush", brpoplpushCommand, 4, CMD_WRITE | CMD_DENYOOM | CMD_BLOCKING, 1, 2, 1, "write list slow blocking",
      NULL},
-    {"blmove", blmoveCommand, 6, CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, 1, 2, 1, "write list slow blocking", NULL},
-    {"blpop", blpopCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, 1, -2, 1, "write list slow blocking", NULL},
+    {"blmove", blmoveCommand, 6, CMD_WRITE | CMD_DENYOOM | CMD_BLOCKING, 1, 2, 1, "write list slow blocking", NULL},
+    {"blpop", blpopCommand, -3, CMD_WRITE | CMD_BLOCKING, 1, -2, 1, "write list slow blocking", NULL},
     {"blmpop", blmpopCommand, -5, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, 0, 0, 0, "write list slow blocking",
      NULL},
     {"llen", llenCommand, 2, CMD_READONLY | CMD_FAST, 1, 1, 1, "read list fast", NULL},

@@ -237,6 +237,7 @@ static void nodeLeaveSegment(streamNode *n) {
     n->seg = NULL;
     stream *s = g->owner;
     s->inline_bytes += sdslen(n->json);
+    idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
     if (g->nlive == 0) streamDropSegment(s, g);
     streamMaybeWantSeal(s);
 }
@@ -473,12 +474,14 @@ static inline const char *entryFields(const char *p) { return strchr(p + 2, '"')
 stream *streamNew(void) {
     stream *s = zcalloc(sizeof(*s));
     idtreeInit(&s->nodes);
+    idtreeInit(&s->inline_nodes);
     return s;
 }
 
 void freeStream(stream *s) {
     if (!s) return;
     if (s->seal_queued) segmentStreamFreed(s);
+    idtreeClear(&s->inline_nodes, NULL);
     idtreeClear(&s->nodes, nodeFree);
     for (uint32_t i = 0; i < s->nsegs; i++) {
         segmentDropped(s->segs[i]->name);
@@ -487,13 +490,14 @@ void freeStream(stream *s) {
     zfree(s->segs);
     for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
     zfree(s->cgroups);
+    streamIdmpFree(s->idmp);
     zfree(s);
 }
 
 unsigned long streamLength(const robj *o) { return ((const stream *)o->ptr)->length; }
 
 size_t streamMemoryUsage(const stream *s) {
-    size_t sum = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes);
+    size_t sum = zmalloc_size((void *)s) + idtreeMemoryUsage(&s->nodes) + idtreeMemoryUsage(&s->inline_nodes);
     idtreeIter it;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
@@ -502,10 +506,11 @@ size_t streamMemoryUsage(const stream *s) {
     for (size_t i = 0; i < s->num_cgroups; i++) {
         streamCG *cg = s->cgroups[i];
         sum += zmalloc_size(cg) + idtreeMemoryUsage(&cg->pel) + idtreeSize(&cg->pel) * sizeof(streamNACK);
+        sum += streamPrioMemoryUsage(cg);
         for (size_t j = 0; j < cg->num_consumers; j++)
             sum += zmalloc_size(cg->consumers[j]) + idtreeMemoryUsage(&cg->consumers[j]->pel);
     }
-    return sum;
+    return sum + streamIdmpMemoryUsage(s->idmp);
 }
 
 static size_t nodeAllocSize(const streamNode *n) {
@@ -541,6 +546,7 @@ size_t streamObjectComputeSize(const stream *s, long long samples) {
     for (size_t i = 0; i < s->num_cgroups; i++) {
         const streamCG *cg = s->cgroups[i];
         asize += zmalloc_size((void *)cg) + sdsAllocSize(cg->name) + idtreeMemoryUsage(&cg->pel);
+        asize += streamPrioMemoryUsage(cg);
         void *nack;
         if (idtreeFirst(&cg->pel, NULL, &nack)) asize += zmalloc_size(nack) * (size_t)idtreeSize(&cg->pel);
         asize += zmalloc_size(cg->consumers);
@@ -551,7 +557,7 @@ size_t streamObjectComputeSize(const stream *s, long long samples) {
             if (sc->json_name) asize += sdsAllocSize(sc->json_name);
         }
     }
-    return asize;
+    return asize + streamIdmpMemoryUsage(s->idmp);
 }
 
 /* Bytes of a node's master_fields record (varint n, n x (varint len, bytes)). */
@@ -591,8 +597,11 @@ static streamNode *nodeDup(const streamNode *src) {
 stream *streamDup(const stream *src) {
     stream *s = streamNew();
     idtreeIter it;
-    for (idtreeSeek(&it, &src->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
-        idtreeInsert(&s->nodes, idtreeIterKey(&it), nodeDup(idtreeIterVal(&it)), NULL);
+    for (idtreeSeek(&it, &src->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNode *n = nodeDup(idtreeIterVal(&it));
+        idtreeInsert(&s->nodes, idtreeIterKey(&it), n, NULL);
+        idtreeInsert(&s->inline_nodes, idtreeIterKey(&it), n, NULL);
+    }
     s->length = src->length;
     s->last_id = src->last_id;
     s->first_id = src->first_id;
@@ -605,6 +614,10 @@ stream *streamDup(const stream *src) {
         const streamCG *scg = src->cgroups[i];
         streamCG *cg = streamCreateCG(s, scg->name, sdslen(scg->name), &scg->last_id, scg->entries_read);
         cg->created = scg->created;
+        cg->prio = streamPrioDup(scg->prio);
+        if (scg->dlq_key) cg->dlq_key = sdsdup(scg->dlq_key);
+        cg->dlq_max = scg->dlq_max;
+        cg->dlq_count = scg->dlq_count;
         for (size_t j = 0; j < scg->num_consumers; j++) {
             const streamConsumer *sc = scg->consumers[j];
             streamConsumer *consumer = streamCreateConsumer(cg, sc->name);
@@ -623,6 +636,7 @@ stream *streamDup(const stream *src) {
         }
     }
     s->cg_created = src->cg_created;
+    s->idmp = streamIdmpDup(src->idmp);
     return s;
 }
 
@@ -762,6 +776,7 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     if (!n) {
         n = nodeNew(&id, argv, numfields);
         idtreeInsert(&s->nodes, &id, n, NULL);
+        idtreeInsert(&s->inline_nodes, &id, n, NULL);
         same = 1;
     } else {
         same = nodeSameFields(n, argv, numfields);
@@ -938,6 +953,7 @@ static int streamFirstValidID(stream *s, streamID *id) {
 static void streamRemoveNode(stream *s, streamNode *n) {
     nodeLeaveSegment(n);
     s->inline_bytes -= sdslen(n->json);
+    idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
     idtreeRemove(&s->nodes, &n->master_id, NULL);
     nodeFree(n);
 }
@@ -958,6 +974,17 @@ int streamDeleteItem(stream *s, const streamID *id) {
 #define TRIM_STRATEGY_MAXLEN 1
 #define TRIM_STRATEGY_MINID 2
 
+/* What removing an entry does to the groups' references to it (Redis
+ * 8.2's KEEPREF / DELREF / ACKED of XADD, XTRIM, XDELEX, XACKDEL). */
+#define STREAM_REF_KEEPREF 0 /* remove the entry, leave pending entries (XDEL) */
+#define STREAM_REF_DELREF 1  /* ... and drop them from every group's PEL */
+#define STREAM_REF_ACKED 2   /* remove only entries no group needs any more */
+
+/* Reply codes of XDELEX / XACKDEL for one ID. */
+#define STREAM_DEL_NOTFOUND (-1)
+#define STREAM_DEL_DELETED 1
+#define STREAM_DEL_REFERENCED 2
+
 typedef struct streamAddTrimArgs {
     streamID id;               /* XADD: the ID given (id_given) */
     int id_given;              /* XADD: an ID other than "*" */
@@ -968,13 +995,31 @@ typedef struct streamAddTrimArgs {
     long long limit;           /* most entries to remove, 0 = no limit */
     long long maxlen;          /* MAXLEN */
     streamID minid;            /* MINID */
+    int ref_policy;            /* STREAM_REF_*: KEEPREF (default), DELREF, ACKED */
+    sds idmp_pid;              /* XADD IDMP / IDMPAUTO producer id (argv), or NULL */
+    sds idmp_iid;              /* XADD IDMP idempotent id (argv), NULL with IDMPAUTO */
 } streamAddTrimArgs;
+
+static int64_t streamTrimAcked(stream *s, const streamAddTrimArgs *args);
+
+/* Drops the groups' references to the entries of node n at index records
+ * [from, to) (DELREF), before they are removed. */
+static void nodeDelEntryRefs(stream *s, streamNode *n, uint32_t from, uint32_t to) {
+    if (!s->num_cgroups) return;
+    while (from < to) {
+        streamID id;
+        from = nodeParseRecord(n, from, &id, NULL, NULL);
+        streamDelEntryRefs(s, &id);
+    }
+}
 
 /* Trims from the head as Redis does: whole nodes while they can go, then
  * (exact trimming only) single entries of the first remaining node.
  * Returns the number of entries removed. */
 static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
     if (args->trim_strategy == TRIM_STRATEGY_NONE) return 0;
+    if (args->ref_policy == STREAM_REF_ACKED && s->num_cgroups) return streamTrimAcked(s, args);
+    int delref = args->ref_policy == STREAM_REF_DELREF;
     int64_t deleted = 0;
     streamNode *n;
     while (idtreeFirst(&s->nodes, NULL, (void **)&n)) {
@@ -987,6 +1032,7 @@ static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
         else
             remove_node = streamCompareID(&n->last_id, &args->minid) < 0;
         if (remove_node) {
+            if (delref) nodeDelEntryRefs(s, n, 0, n->idx_used);
             s->length -= (uint64_t)entries;
             deleted += entries;
             streamRemoveNode(s, n);
@@ -1010,6 +1056,7 @@ static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
             k++;
         }
         if (k) {
+            if (delref) nodeDelEntryRefs(s, n, 0, pos);
             streamNodeRemoveEntries(s, n, 0, pos, 0, text - 1, k);
             s->length -= k;
             deleted += k;
@@ -1022,6 +1069,63 @@ static int64_t streamTrim(stream *s, const streamAddTrimArgs *args) {
         streamFirstValidID(s, &s->first_id);
     }
     return deleted;
+}
+
+/* ACKED trimming: the oldest entries go, up to the threshold (and LIMIT),
+ * except those some group still needs, which stay where they are. A
+ * group's last delivered ID only grows, so nothing above the lowest one
+ * can go: the scan stops there. An entry removed behind one that stays is
+ * a tombstone (max-deleted-entry-id), as for XDEL. */
+static int64_t streamTrimAcked(stream *s, const streamAddTrimArgs *args) {
+    streamID bound = s->cgroups[0]->last_id;
+    for (size_t g = 1; g < s->num_cgroups; g++)
+        if (streamCompareID(&s->cgroups[g]->last_id, &bound) < 0) bound = s->cgroups[g]->last_id;
+
+    streamID *victims = NULL;
+    size_t nv = 0, av = 0;
+    int kept_before = 0;
+    streamID max_tomb = {0, 0};
+    streamIterator si;
+    streamIteratorStart(&si, s, NULL, &bound, 0);
+    streamID id;
+    int64_t numfields;
+    while (streamIteratorGetID(&si, &id, &numfields)) {
+        if (args->trim_strategy == TRIM_STRATEGY_MAXLEN && s->length - nv <= (uint64_t)args->maxlen) break;
+        if (args->trim_strategy == TRIM_STRATEGY_MINID && streamCompareID(&id, &args->minid) >= 0) break;
+        if (args->limit && (long long)nv >= args->limit) break;
+        if (streamEntryIsReferenced(s, &id)) {
+            kept_before = 1;
+            continue;
+        }
+        if (nv == av) {
+            av = av ? av * 2 : 16;
+            victims = zrealloc(victims, sizeof(streamID) * av);
+        }
+        victims[nv++] = id;
+        if (kept_before) max_tomb = id;
+    }
+    streamIteratorStop(&si);
+    for (size_t k = 0; k < nv; k++) streamDeleteItem(s, &victims[k]);
+    zfree(victims);
+    if (streamCompareID(&max_tomb, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = max_tomb;
+    if (s->length == 0) s->first_id.ms = s->first_id.seq = 0;
+    else if (nv) streamFirstValidID(s, &s->first_id);
+    return (int64_t)nv;
+}
+
+/* Removes one entry under a reference policy (XDELEX, XACKDEL): returns
+ * STREAM_DEL_DELETED, STREAM_DEL_NOTFOUND (no such entry) or
+ * STREAM_DEL_REFERENCED (ACKED: a group still needs it, kept). DELREF
+ * drops the groups' pending entries even when the entry itself is gone. */
+static int streamDeleteWithPolicy(stream *s, const streamID *id, int policy) {
+    if (policy == STREAM_REF_DELREF) streamDelEntryRefs(s, id);
+    if (!streamEntryExists(s, id)) return STREAM_DEL_NOTFOUND;
+    if (policy == STREAM_REF_ACKED && streamEntryIsReferenced(s, id)) return STREAM_DEL_REFERENCED;
+    streamDeleteItem(s, id);
+    if (streamCompareID(id, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = *id;
+    if (s->length == 0) s->first_id.ms = s->first_id.seq = 0;
+    else if (streamCompareID(id, &s->first_id) == 0) streamFirstValidID(s, &s->first_id);
+    return STREAM_DEL_DELETED;
 }
 
 int64_t streamTrimByLength(stream *s, long long maxlen, int approx) {
@@ -1071,6 +1175,11 @@ long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id
 
 /* XINFO's lag: entries not yet delivered to the group, or null. */
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg) {
+    if (cg->prio) {
+        /* Exact: the undelivered entries of every class. */
+        addReplyLongLong(c, streamPrioLag(s, cg));
+        return;
+    }
     int valid = 0;
     long long lag = 0;
     if (!s->entries_added || !s->length) {
@@ -1093,6 +1202,14 @@ void streamReplyWithCGLag(client *c, stream *s, streamCG *cg) {
     else addReplyNull(c);
 }
 
+/* XINFO's entries-read. A priority group delivers out of ID order, so
+ * its counter is defined by the lag: entries added minus undelivered. */
+void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg) {
+    if (cg->prio) addReplyLongLong(c, (long long)s->entries_added - streamPrioLag(s, cg));
+    else if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
+    else addReplyNull(c);
+}
+
 /* ========================================================================
  * Replying with entries
  * ===================================================================== */
@@ -1106,6 +1223,15 @@ static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const st
  * advance, each entry enters the PELs (unless STREAM_RWR_NOACK), and with
  * STREAM_RWR_HISTORY the consumer's own PEL is served instead. Returns the
  * number of entries sent. */
+/* XREAD/XREADGROUP ... MAXSIZE (Redis 8.10): while a read runs with it,
+ * the length c->pending may reach before no further entry is replied (0:
+ * no limit). A soft cap: the entry that crosses it is replied whole. */
+static size_t streamReplyByteLimit = 0;
+
+int streamReplyBudgetExhausted(client *c) {
+    return streamReplyByteLimit && sdslen(c->pending) >= streamReplyByteLimit;
+}
+
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags) {
     void *arraylen_ptr = NULL;
@@ -1114,6 +1240,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     int64_t numfields;
     streamID id;
     int noack = flags & STREAM_RWR_NOACK;
+    int meta = flags & STREAM_RWR_CLAIM_META;
 
     if (group && (flags & STREAM_RWR_HISTORY))
         return streamReplyWithRangeFromConsumerPEL(c, s, start, count, consumer);
@@ -1133,7 +1260,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
             group->last_id = id;
         }
 
-        addReplyArrayLen(c, 2);
+        addReplyArrayLen(c, meta ? 4 : 2);
         addReplyStreamID(c, &id);
         addReplyArrayLen(c, (long)numfields * 2);
         while (numfields--) {
@@ -1142,6 +1269,10 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
             streamIteratorGetField(&si, &f, &fl, &v, &vl);
             addReplyBulk(c, (const char *)f, fl);
             addReplyBulk(c, (const char *)v, vl);
+        }
+        if (meta) { /* a new entry: never delivered before */
+            addReplyLongLong(c, 0);
+            addReplyLongLong(c, 0);
         }
 
         if (group && !noack) {
@@ -1163,10 +1294,66 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
 
         arraylen++;
         if (count && count == arraylen) break;
+        if (streamReplyBudgetExhausted(c)) break;
     }
     streamIteratorStop(&si);
     if (arraylen_ptr) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
     return arraylen;
+}
+
+/* Sends one entry as [id, [f, v, ...]] (no header: like
+ * STREAM_RWR_RAWENTRIES) and returns 1, or returns 0 if it does not exist.
+ * With a hint, lookups of increasing IDs within one node scan on from the
+ * previous one instead of from the node's start (priority delivery looks
+ * up each class's entries in ID order, see t_stream_prio.c); the hint
+ * holds no reference: it is used only while its node is the node found
+ * and has not changed since (gen is unique, even across nodes). */
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint) {
+    idtreeIter it;
+    idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
+    if (!idtreeIterValid(&it)) return 0;
+    streamNode *n = idtreeIterVal(&it);
+    uint32_t pos = 0;
+    size_t jpos = 0;
+    if (hint && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
+        pos = hint->pos;
+        jpos = hint->jpos;
+    }
+    while (pos < n->idx_used) {
+        streamID cur;
+        int64_t numfields;
+        size_t jlen;
+        uint32_t next = nodeParseRecord(n, pos, &cur, &numfields, &jlen);
+        int cmp = streamCompareID(&cur, id);
+        if (cmp > 0) return 0;
+        if (cmp == 0) {
+            if (hint) {
+                hint->node = n;
+                hint->gen = n->gen;
+                hint->pos = next;
+                hint->jpos = jpos + jlen + 1;
+                hint->id = cur;
+            }
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, &cur);
+            addReplyArrayLen(c, (long)numfields * 2);
+            const char *fp = entryFields(n->json + jpos);
+            sds buf = NULL;
+            while (numfields--) {
+                for (int k = 0; k < 2; k++) {
+                    const unsigned char *v;
+                    size_t vl;
+                    readJSONBytes(&fp, &buf, &v, &vl);
+                    addReplyBulk(c, (const char *)v, vl);
+                }
+            }
+            if (buf) sdsfree(buf);
+            return 1;
+        }
+        pos = next;
+        jpos += jlen + 1;
+    }
+    return 0;
 }
 
 /* XREADGROUP with an ID other than ">": the consumer's own pending
@@ -1367,6 +1554,39 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, i
             i++;
         } else if (xadd && !strcasecmp(opt, "nomkstream")) {
             args->no_mkstream = 1;
+        } else if (!strcasecmp(opt, "keepref")) {
+            args->ref_policy = STREAM_REF_KEEPREF;
+        } else if (!strcasecmp(opt, "delref")) {
+            args->ref_policy = STREAM_REF_DELREF;
+        } else if (!strcasecmp(opt, "acked")) {
+            args->ref_policy = STREAM_REF_ACKED;
+        } else if (xadd && (!strcasecmp(opt, "idmp") && moreargs >= 2)) {
+            if (args->idmp_pid) {
+                addReplyError(c, "IDMP/IDMPAUTO specified multiple times");
+                return -1;
+            }
+            if (!sdslen(c->argv[i + 1])) {
+                addReplyError(c, "IDMP requires a non-empty producer ID");
+                return -1;
+            }
+            if (!sdslen(c->argv[i + 2])) {
+                addReplyError(c, "IDMP requires a non-empty idempotent ID");
+                return -1;
+            }
+            args->idmp_pid = c->argv[i + 1];
+            args->idmp_iid = c->argv[i + 2];
+            i += 2;
+        } else if (xadd && (!strcasecmp(opt, "idmpauto") && moreargs)) {
+            if (args->idmp_pid) {
+                addReplyError(c, "IDMP/IDMPAUTO specified multiple times");
+                return -1;
+            }
+            if (!sdslen(c->argv[i + 1])) {
+                addReplyError(c, "IDMPAUTO requires a non-empty producer ID");
+                return -1;
+            }
+            args->idmp_pid = c->argv[i + 1];
+            i++;
         } else if (xadd) {
             /* Anything else is the ID (or a syntax error). */
             if (streamParseStrictIDOrReply(c, c->argv[i], &args->id, 0, &args->seq_given) != C_OK) return -1;
@@ -1378,6 +1598,10 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, i
         }
     }
 
+    if (xadd && args->idmp_pid && args->id_given) {
+        addReplyError(c, "IDMP/IDMPAUTO can be used only with auto-generated IDs");
+        return -1;
+    }
     if (args->limit && args->trim_strategy == TRIM_STRATEGY_NONE) {
         addReplyError(c, "syntax error, LIMIT cannot be used without specifying a trimming strategy");
         return -1;
@@ -1406,7 +1630,9 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamAddTrimArgs *args, i
  * XADD, XRANGE, XREVRANGE, XLEN
  * ===================================================================== */
 
-/* XADD key [NOMKSTREAM] [(MAXLEN|MINID) [=|~] threshold [LIMIT count]]
+/* XADD key [NOMKSTREAM] [KEEPREF|DELREF|ACKED]
+ *      [IDMP producer-id idempotent-id | IDMPAUTO producer-id]
+ *      [(MAXLEN|MINID) [=|~] threshold [LIMIT count]]
  *      (*|id) field value [field value ...] */
 void xaddCommand(client *c) {
     streamAddTrimArgs args;
@@ -1438,7 +1664,23 @@ void xaddCommand(client *c) {
     }
     stream *s = o->ptr;
 
+    /* IDMP: a (producer, idempotent id) already in the window adds
+     * nothing and gets the ID it produced the first time. */
+    sds iid = NULL;
+    if (args.idmp_pid) {
+        iid = args.idmp_iid ? sdsdup(args.idmp_iid)
+                            : streamIdmpAutoIID(c->argv + field_pos, (c->argc - field_pos) / 2);
+        streamID orig;
+        if (streamIdmpLookup(s, args.idmp_pid, iid, &orig)) {
+            sdsfree(iid);
+            addReplyStreamID(c, &orig);
+            signalKeyStateChanged(c, c->db, o); /* iids-duplicates */
+            return;
+        }
+    }
+
     if (s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
+        sdsfree(iid);
         addReplyError(c, "The stream has exhausted the last possible ID, unable to add more items");
         return;
     }
@@ -1453,7 +1695,12 @@ void xaddCommand(client *c) {
             addReplyError(c, "Elements are too large to be stored");
         /* Like Redis, a stream created by a failed XADD stays (empty). */
         if (created) signalModifiedKey(c, c->db, c->argv[1], o);
+        sdsfree(iid);
         return;
+    }
+    if (iid) {
+        streamIdmpRecord(s, args.idmp_pid, iid, &id);
+        sdsfree(iid);
     }
     addReplyStreamID(c, &id);
     if (args.trim_strategy != TRIM_STRATEGY_NONE) streamTrim(s, &args);
@@ -1521,8 +1768,8 @@ void xlenCommand(client *c) {
  * ===================================================================== */
 
 /* XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
- * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK]
- *            STREAMS key [key ...] id [id ...] */
+ * XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [CLAIM min-idle]
+ *            [NOACK] STREAMS key [key ...] id [id ...] */
 void xreadCommand(client *c) {
     long long timeout = -1; /* -1: no BLOCK */
     long long count = 0;
@@ -1535,6 +1782,10 @@ void xreadCommand(client *c) {
     int xreadgroup = sdslen(c->argv[0]) == 10;
     sds groupname = NULL;
     sds consumername = NULL;
+    long long claim_idle = -1; /* CLAIM min-idle-time (Redis 8.4), -1: none */
+    long long maxcount = 0;    /* MAXCOUNT (Redis 8.10): entries in total, 0: no limit */
+    long long maxsize = 0;     /* MAXSIZE (Redis 8.10): reply bytes, soft, 0: no limit */
+    int count_given = 0;
 
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - i - 1;
@@ -1546,6 +1797,7 @@ void xreadCommand(client *c) {
             i++;
             if (getLongLongFromObjectOrReply(c, c->argv[i], &count, NULL) != C_OK) return;
             if (count < 0) count = 0;
+            count_given = 1;
         } else if (!strcasecmp(o, "STREAMS") && moreargs) {
             streams_arg = i + 1;
             streams_count = (c->argc - streams_arg);
@@ -1573,6 +1825,36 @@ void xreadCommand(client *c) {
                 return;
             }
             noack = 1;
+        } else if (!strcasecmp(o, "MAXCOUNT") && moreargs) {
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxcount, "MAXCOUNT must be a positive integer") !=
+                C_OK)
+                return;
+            if (maxcount <= 0) {
+                addReplyError(c, "MAXCOUNT must be a positive integer");
+                return;
+            }
+        } else if (!strcasecmp(o, "MAXSIZE") && moreargs) {
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &maxsize, "MAXSIZE must be a positive integer") != C_OK)
+                return;
+            if (maxsize <= 0) {
+                addReplyError(c, "MAXSIZE must be a positive integer");
+                return;
+            }
+        } else if (!strcasecmp(o, "CLAIM") && moreargs) {
+            if (!xreadgroup) {
+                addReplyError(c, "The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            i++;
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &claim_idle, "min-idle-time must be a positive integer") !=
+                C_OK)
+                return;
+            if (claim_idle < 0) {
+                addReplyError(c, "min-idle-time must be a positive integer");
+                return;
+            }
         } else {
             addReplyErrorSyntax(c);
             return;
@@ -1581,6 +1863,10 @@ void xreadCommand(client *c) {
 
     if (streams_arg == 0) {
         addReplyErrorSyntax(c);
+        return;
+    }
+    if (maxcount && count_given && count > maxcount) {
+        addReplyError(c, "MAXCOUNT must be greater than or equal to COUNT");
         return;
     }
     if (xreadgroup && groupname == NULL) {
@@ -1660,6 +1946,8 @@ void xreadCommand(client *c) {
     /* Serve what can be served now. */
     size_t arraylen = 0;
     void *arraylen_ptr = NULL;
+    long long served = 0; /* entries so far, for MAXCOUNT */
+    streamReplyByteLimit = maxsize ? sdslen(c->pending) + (size_t)maxsize : 0;
     for (int i = 0; i < streams_count; i++) {
         sds key = c->argv[streams_arg + i];
         robj *o = lookupKeyRead(c, c->db, key);
@@ -1675,6 +1963,9 @@ void xreadCommand(client *c) {
                 /* An explicit ID reads the consumer's history: always now. */
                 serve_synchronously = 1;
                 serve_history = 1;
+            } else if (groups[i]->prio) {
+                /* Priority: undelivered entries may lie below last_id. */
+                serve_synchronously = streamPrioHasUndelivered(s, groups[i]);
             } else if (s->length) {
                 streamID maxid, *last = &groups[i]->last_id;
                 streamLastValidID(s, &maxid);
@@ -1682,6 +1973,12 @@ void xreadCommand(client *c) {
                     serve_synchronously = 1;
                     *gt = *last;
                 }
+            }
+            /* CLAIM: idle pending entries are served too, before new ones. */
+            if (!serve_history && claim_idle >= 0 && streamGroupPrepareClaim(c, key, s, groups[i], claim_idle) &&
+                !serve_synchronously) {
+                serve_synchronously = 1;
+                *gt = groups[i]->last_id;
             }
             consumer = streamLookupConsumer(groups[i], consumername);
             if (consumer == NULL) consumer = streamCreateConsumer(groups[i], consumername);
@@ -1693,6 +1990,11 @@ void xreadCommand(client *c) {
             if (streamCompareID(&maxid, gt) > 0) serve_synchronously = 1;
         }
 
+        /* MAXCOUNT or MAXSIZE reached: the remaining streams are not served. */
+        if ((maxcount && served >= maxcount) || streamReplyBudgetExhausted(c)) serve_synchronously = 0;
+        long long scount = count;
+        if (maxcount && (!scount || scount > maxcount - served)) scount = maxcount - served;
+
         if (serve_synchronously) {
             arraylen++;
             if (arraylen == 1) arraylen_ptr = addReplyDeferredLen(c);
@@ -1703,10 +2005,27 @@ void xreadCommand(client *c) {
             int flags = 0;
             if (noack) flags |= STREAM_RWR_NOACK;
             if (serve_history) flags |= STREAM_RWR_HISTORY;
-            streamReplyWithRange(c, s, &start, NULL, (size_t)count, 0, groups ? groups[i] : NULL, consumer, flags);
+            if (groups && !serve_history && claim_idle >= 0) {
+                /* CLAIM: the idle pending entries first, then new ones up
+                 * to COUNT, every entry with its delivery metadata. (A
+                 * priority group's new entries come in ID order here.) */
+                void *lenp = addReplyDeferredLen(c);
+                size_t n = streamReplyClaimIdlePending(c, key, s, groups[i], consumer, claim_idle, (size_t)scount);
+                if (!scount || n < (size_t)scount)
+                    n += streamReplyWithRange(c, s, &start, NULL, scount ? (size_t)scount - n : 0, 0, groups[i],
+                                              consumer, flags | STREAM_RWR_RAWENTRIES | STREAM_RWR_CLAIM_META);
+                setDeferredArrayLen(c, lenp, (long)n);
+                served += (long long)n;
+            } else if (groups && !serve_history && groups[i]->prio) {
+                served += (long long)streamPrioDeliver(c, s, groups[i], consumer, (size_t)scount, noack);
+            } else {
+                served += (long long)streamReplyWithRange(c, s, &start, NULL, (size_t)scount, 0,
+                                                          groups ? groups[i] : NULL, consumer, flags);
+            }
         }
     }
 
+    streamReplyByteLimit = 0;
     if (arraylen) {
         if (c->resp == 2) setDeferredArrayLen(c, arraylen_ptr, (long)arraylen);
         else setDeferredMapLen(c, arraylen_ptr, (long)arraylen);
@@ -1757,6 +2076,7 @@ int streamWaiterCanBeServed(redisDb *db, sds key, const streamID *id, sds group)
         stream *s = o->ptr;
         streamCG *cg = streamLookupCG(s, group);
         if (!cg) return 1; /* replies -NOGROUP */
+        if (cg->prio) return streamPrioHasUndelivered(s, cg);
         streamID last;
         return streamLastValidID(s, &last) && streamCompareID(&last, &cg->last_id) > 0;
     }
@@ -1810,7 +2130,132 @@ cleanup:
     if (ids != static_ids) zfree(ids);
 }
 
-/* XTRIM key (MAXLEN|MINID) [=|~] threshold [LIMIT count] */
+/* ------------------------------------------------------------------------
+ * XDELEX, XACKDEL (Redis 8.2)
+ * --------------------------------------------------------------------- */
+
+/* Parses "[KEEPREF|DELREF|ACKED] IDS numids id [id ...]" from argv[start]
+ * on, in any order, and every ID. On success *ids holds *numids IDs (free
+ * with zfree) and the policy is set; C_ERR after replying otherwise. */
+static int streamParseDelArgsOrReply(client *c, int start, int *policy, streamID **ids, long *numids) {
+    int ids_pos = 0, policy_given = 0;
+    *policy = STREAM_REF_KEEPREF;
+    *ids = NULL;
+    *numids = 0;
+    for (int i = start; i < c->argc; i++) {
+        int moreargs = c->argc - 1 - i;
+        const char *opt = c->argv[i];
+        if (!strcasecmp(opt, "IDS") && moreargs && !ids_pos) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[i + 1], 1, LONG_MAX, numids,
+                                              "Number of IDs must be a positive integer") != C_OK)
+                return C_ERR;
+            if (*numids > c->argc - (i + 2)) {
+                addReplyError(c, "The `numids` parameter must match the number of arguments");
+                return C_ERR;
+            }
+            ids_pos = i + 2;
+            i += 1 + (int)*numids;
+        } else if (!policy_given && !strcasecmp(opt, "KEEPREF")) {
+            policy_given = 1;
+        } else if (!policy_given && !strcasecmp(opt, "DELREF")) {
+            *policy = STREAM_REF_DELREF;
+            policy_given = 1;
+        } else if (!policy_given && !strcasecmp(opt, "ACKED")) {
+            *policy = STREAM_REF_ACKED;
+            policy_given = 1;
+        } else {
+            addReplyErrorSyntax(c);
+            return C_ERR;
+        }
+    }
+    if (!ids_pos) {
+        addReplyErrorSyntax(c);
+        return C_ERR;
+    }
+    *ids = zmalloc(sizeof(streamID) * (size_t)*numids);
+    for (long k = 0; k < *numids; k++) {
+        if (streamParseStrictIDOrReply(c, c->argv[ids_pos + k], &(*ids)[k], 0, NULL) != C_OK) {
+            zfree(*ids);
+            *ids = NULL;
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+static void addReplyDelCodes(client *c, const int *codes, long n) {
+    addReplyArrayLen(c, n);
+    for (long k = 0; k < n; k++) addReplyLongLong(c, codes ? codes[k] : STREAM_DEL_NOTFOUND);
+}
+
+/* XDELEX key [KEEPREF|DELREF|ACKED] IDS numids id [id ...]
+ * One code per ID: 1 deleted, -1 no such entry, 2 kept (ACKED: a group
+ * still needs it). */
+void xdelexCommand(client *c) {
+    int policy;
+    streamID *ids;
+    long numids;
+    if (streamParseDelArgsOrReply(c, 2, &policy, &ids, &numids) != C_OK) return;
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) goto cleanup;
+    if (!o) {
+        addReplyDelCodes(c, NULL, numids);
+        goto cleanup;
+    }
+    stream *s = o->ptr;
+    int *codes = zmalloc(sizeof(int) * (size_t)numids);
+    uint64_t len_before = s->length;
+    int refs_changed = 0;
+    for (long k = 0; k < numids; k++) {
+        if (policy == STREAM_REF_DELREF && s->num_cgroups) refs_changed = 1;
+        codes[k] = streamDeleteWithPolicy(s, &ids[k], policy);
+    }
+    addReplyDelCodes(c, codes, numids);
+    zfree(codes);
+    if (s->length != len_before) signalModifiedKey(c, c->db, c->argv[1], o);
+    else if (refs_changed) signalKeyStateChanged(c, c->db, o);
+cleanup:
+    zfree(ids);
+}
+
+/* XACKDEL key group [KEEPREF|DELREF|ACKED] IDS numids id [id ...]
+ * Acknowledges each ID in group, then removes the entry under the policy.
+ * One code per ID: 1 acknowledged and deleted, 2 acknowledged but kept
+ * (ACKED: another group still needs it), -1 not pending in the group. */
+void xackdelCommand(client *c) {
+    int policy;
+    streamID *ids;
+    long numids;
+    if (streamParseDelArgsOrReply(c, 3, &policy, &ids, &numids) != C_OK) return;
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) goto cleanup;
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (!group) {
+        addReplyDelCodes(c, NULL, numids);
+        goto cleanup;
+    }
+    stream *s = o->ptr;
+    int *codes = zmalloc(sizeof(int) * (size_t)numids);
+    uint64_t len_before = s->length;
+    int acked = 0;
+    for (long k = 0; k < numids; k++) {
+        if (!streamAckID(group, &ids[k])) {
+            codes[k] = STREAM_DEL_NOTFOUND;
+            continue;
+        }
+        acked++;
+        int r = streamDeleteWithPolicy(s, &ids[k], policy);
+        codes[k] = r == STREAM_DEL_REFERENCED ? STREAM_DEL_REFERENCED : STREAM_DEL_DELETED;
+    }
+    addReplyDelCodes(c, codes, numids);
+    zfree(codes);
+    if (s->length != len_before) signalModifiedKey(c, c->db, c->argv[1], o);
+    else if (acked) signalKeyStateChanged(c, c->db, o);
+cleanup:
+    zfree(ids);
+}
+
+/* XTRIM key (MAXLEN|MINID) [=|~] threshold [LIMIT count] [KEEPREF|DELREF|ACKED] */
 void xtrimCommand(client *c) {
     streamAddTrimArgs args;
     if (streamParseAddOrTrimArgsOrReply(c, &args, 0) < 0) return;
@@ -1920,7 +2365,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     /* radix-tree-keys / radix-tree-nodes describe casq's own index: the
      * number of entry nodes (Redis's listpacks, split by the same rule)
      * and the B+tree nodes indexing them (0 for an empty stream). */
-    addReplyMapLen(c, full ? 9 : 10);
+    addReplyMapLen(c, (full ? 9 : 10) + (s->idmp ? 6 : 0));
     addReplyBulkCString(c, "length");
     addReplyLongLong(c, (long long)s->length);
     addReplyBulkCString(c, "radix-tree-keys");
@@ -1935,6 +2380,7 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     addReplyLongLong(c, (long long)s->entries_added);
     addReplyBulkCString(c, "recorded-first-entry-id");
     addReplyStreamID(c, &s->first_id);
+    streamIdmpReplyInfo(c, s); /* Redis 8.6: six more fields, once used */
 
     if (!full) {
         addReplyBulkCString(c, "groups");
@@ -1954,18 +2400,19 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
     addReplyArrayLen(c, (long)s->num_cgroups);
     for (size_t g = 0; g < s->num_cgroups; g++) {
         streamCG *cg = s->cgroups[g];
-        addReplyMapLen(c, 7);
+        addReplyMapLen(c, 7 + streamPrioInfoFieldCount(cg) + (cg->dlq_key ? 3 : 0));
         addReplyBulkCString(c, "name");
         addReplyBulk(c, cg->name, sdslen(cg->name));
         addReplyBulkCString(c, "last-delivered-id");
         addReplyStreamID(c, &cg->last_id);
         addReplyBulkCString(c, "entries-read");
-        if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
-        else addReplyNull(c);
+        streamReplyWithCGEntriesRead(c, s, cg);
         addReplyBulkCString(c, "lag");
         streamReplyWithCGLag(c, s, cg);
         addReplyBulkCString(c, "pel-count");
         addReplyLongLong(c, (long long)idtreeSize(&cg->pel));
+        if (cg->prio) streamPrioReplyInfo(c, s, cg);
+        streamDeadLetterReplyInfo(c, cg); /* casq: a group with a policy */
 
         addReplyBulkCString(c, "pending");
         long long n = 0;
@@ -2068,7 +2515,7 @@ void xinfoCommand(client *c) {
         addReplyArrayLen(c, (long)s->num_cgroups);
         for (size_t g = 0; g < s->num_cgroups; g++) {
             streamCG *cg = s->cgroups[g];
-            addReplyMapLen(c, 6);
+            addReplyMapLen(c, 6 + streamPrioInfoFieldCount(cg) + (cg->dlq_key ? 3 : 0));
             addReplyBulkCString(c, "name");
             addReplyBulk(c, cg->name, sdslen(cg->name));
             addReplyBulkCString(c, "consumers");
@@ -2078,10 +2525,11 @@ void xinfoCommand(client *c) {
             addReplyBulkCString(c, "last-delivered-id");
             addReplyStreamID(c, &cg->last_id);
             addReplyBulkCString(c, "entries-read");
-            if (cg->entries_read != SCG_INVALID_ENTRIES_READ) addReplyLongLong(c, cg->entries_read);
-            else addReplyNull(c);
+            streamReplyWithCGEntriesRead(c, s, cg);
             addReplyBulkCString(c, "lag");
             streamReplyWithCGLag(c, s, cg);
+            if (cg->prio) streamPrioReplyInfo(c, s, cg);
+            streamDeadLetterReplyInfo(c, cg); /* casq: a group with a policy */
         }
     } else if (!strcasecmp(opt, "STREAM")) {
         xinfoReplyWithStreamInfo(c, s);
@@ -2126,6 +2574,11 @@ static int streamInlineAll = 0;
 void streamSetInlineAll(int on) { streamInlineAll = on; }
 
 static inline int nodeWrittenInline(const streamNode *n) { return streamInlineAll || !n->seg; }
+
+/* The nodes whose entries the root holds (every node for an export). */
+static inline const idtree *streamJSONNodes(const stream *s) {
+    return streamInlineAll ? &s->nodes : &s->inline_nodes;
+}
 
 /* The root's record of a segment (docs/state-format.md):
  * {"name":..,"first_id":..,"last_id":..,"count":..,"bytes":..,"crc32":..,
@@ -2204,6 +2657,7 @@ static sds streamCatJSONTail(sds out, const stream *cs) {
     stream *s = (stream *)cs; /* consumers cache their names' JSON */
     out = sdscatlen(out, "],\"groups\":", 11);
     out = streamCatGroupsJSON(out, s);
+    out = streamIdmpCatJSON(out, s);
     return sdscatlen(out, "}", 1);
 }
 
@@ -2220,7 +2674,7 @@ sds streamCatJSON(sds out, const stream *s) {
     out = sdsMakeRoomFor(out, s->inline_bytes + idtreeSize(&s->nodes) + 64);
     int first = 1;
     idtreeIter it;
-    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
@@ -2234,7 +2688,7 @@ void streamDocJSON(storeDoc *d, const stream *s) {
     d->own = streamCatJSONHead(d->own, s);
     int first = 1;
     idtreeIter it;
-    for (idtreeSeek(&it, (idtree *)&s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
         if (!first) d->own = sdscatlen(d->own, ",", 1);
@@ -2429,6 +2883,7 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
             if (old->nlive == 0) streamDropSegment(s, old);
         } else if (n) {
             s->inline_bytes -= sdslen(n->json);
+            idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
         }
         segmentAddSlot(g, &alloc, n);
     }
@@ -2792,6 +3247,7 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
         if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL);
         segmentAddSlot(ms->seg, &ms->slots_alloc, made[m].node);
         s->inline_bytes -= sdslen(made[m].node->json);
+        idtreeRemove(&s->inline_nodes, &made[m].node->master_id, NULL);
     }
     for (i = 1; i < nsrc; i++) {
         streamSegment *g = src[i].seg;
@@ -2821,7 +3277,7 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
     sds msg = NULL;
     if (!cJSON_IsObject(obj)) return streamLoadFail(s, err, sdsnew("stream: expected an object"));
     static const char *const fields[] = {"length",   "last_id", "first_id", "max_deleted_id", "entries_added",
-                                         "segments", "entries", "groups",   NULL};
+                                         "segments", "entries", "groups",   "idmp",           NULL};
     if (jsonCheckFields(obj, fields, "stream", &msg) != C_OK) return streamLoadFail(s, err, msg);
 
     uint64_t length, entries_added;
@@ -2859,6 +3315,8 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
 
     if (streamGroupsFromJSON(s, cJSON_GetObjectItemCaseSensitive(obj, "groups"), &msg) != C_OK)
         return streamLoadFail(s, err, msg);
+    const cJSON *idmp = cJSON_GetObjectItemCaseSensitive(obj, "idmp");
+    if (idmp && streamIdmpFromJSON(s, idmp, &msg) != C_OK) return streamLoadFail(s, err, msg);
     return s;
 }
 
@@ -2907,6 +3365,7 @@ const objectType streamObjectType = {
 static struct redisCommand xgroupSubcommands[] = {
     {"create", xgroupCommand, -5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
     {"setid", xgroupCommand, -5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
+    {"priority", xgroupCommand, -5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
     {"destroy", xgroupCommand, 4, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
     {"createconsumer", xgroupCommand, 5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "write stream slow", NULL},
     {"delconsumer", xgroupCommand, 5, CMD_WRITE, 2, 2, 1, "write stream slow", NULL},
@@ -2932,6 +3391,11 @@ struct redisCommand streamCommandTable[] = {
     {"xreadgroup", xreadCommand, -7, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, 0, 0, 0,
      "write stream slow blocking", NULL},
     {"xdel", xdelCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xdelex", xdelexCommand, -5, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xackdel", xackdelCommand, -6, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xcfgset", xcfgsetCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xnack", xnackCommand, -7, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
+    {"xdeadletter", xdeadletterCommand, -4, CMD_WRITE | CMD_DENYOOM, 1, 1, 1, "write stream slow", NULL},
     {"xtrim", xtrimCommand, -4, CMD_WRITE, 1, 1, 1, "write stream slow", NULL},
     {"xsetid", xsetidCommand, -3, CMD_WRITE | CMD_DENYOOM | CMD_FAST, 1, 1, 1, "write stream fast", NULL},
     {"xack", xackCommand, -4, CMD_WRITE | CMD_FAST, 1, 1, 1, "write stream fast", NULL},

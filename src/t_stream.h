@@ -83,9 +83,15 @@ typedef struct streamSegment {
 
 typedef struct streamCG streamCG;
 typedef struct streamConsumer streamConsumer;
+typedef struct streamPrio streamPrio; /* t_stream_prio.c */
+/* The idempotency window of XADD IDMP/IDMPAUTO (t_stream_idmp.c). */
+typedef struct streamIdmp streamIdmp;
 
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
+    idtree inline_nodes;           /* the same for the nodes not sealed (the
+                                    * root's entries): a commit walks only
+                                    * these, not a backlog's every node */
     streamSegment **segs;          /* its segments, oldest first */
     uint32_t nsegs;                /* segments in segs */
     uint32_t segs_alloc;           /* slots allocated in segs */
@@ -103,6 +109,8 @@ typedef struct stream {
     size_t cgroups_alloc;          /* slots allocated in cgroups */
     uint64_t cg_created;           /* creation counter: groups are written to
                                     * the document in creation order */
+    streamIdmp *idmp;              /* XADD IDMP's window and XCFGSET's
+                                    * settings; NULL until first used */
 } stream;
 
 /* Consumer group. */
@@ -117,6 +125,14 @@ struct streamCG {
     size_t num_consumers;          /* consumers in the array */
     size_t consumers_alloc;        /* slots allocated */
     uint64_t created;              /* creation rank within the stream */
+    streamPrio *prio;              /* priority delivery (t_stream_prio.c),
+                                    * NULL: a plain Redis group */
+    /* Dead-lettering (casq, XDEADLETTER): an entry about to be delivered
+     * more than dlq_max times, or rejected with XNACK FATAL, is moved to
+     * the stream dlq_key instead. */
+    sds dlq_key;                   /* NULL: no policy */
+    uint64_t dlq_max;              /* deliveries allowed */
+    uint64_t dlq_count;            /* entries dead-lettered so far */
 };
 
 /* A consumer of a group. */
@@ -286,9 +302,24 @@ void addReplyStreamID(client *c, const streamID *id);
 #define STREAM_RWR_NOACK (1 << 0)      /* do not create PEL entries */
 #define STREAM_RWR_RAWENTRIES (1 << 1) /* no array header: just the entries */
 #define STREAM_RWR_HISTORY (1 << 2)    /* serve the consumer's own PEL */
+#define STREAM_RWR_CLAIM_META (1 << 3) /* XREADGROUP CLAIM: each new entry gets
+                                        * its delivery metadata, 0 and 0 */
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
+/* A remembered position for streamReplyWithEntry (no reference held). */
+typedef struct streamEntryHint {
+    const void *node;              /* the node of the last entry found */
+    uint64_t gen;                  /* its gen then */
+    uint32_t pos;                  /* the index record after that entry */
+    size_t jpos;                   /* ... and its text offset */
+    streamID id;                   /* that entry's ID */
+} streamEntryHint;
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
+void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
+/* XREAD/XREADGROUP ... MAXSIZE: whether the running read's reply reached
+ * its byte budget (never, outside such a read). */
+int streamReplyBudgetExhausted(client *c);
 long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);
 int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
 
@@ -310,8 +341,69 @@ void streamFreeNACK(streamNACK *na);
 sds streamCatGroupsJSON(sds out, const stream *s);
 int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err);
 
+/* Priority delivery (t_stream_prio.c, docs/priority.md). */
+typedef struct streamPrioSpec {
+    int mode;                      /* 0 OFF, 1 FAIR, 2 STRICT */
+    uint32_t weights[2];           /* FAIR WEIGHTS high normal */
+    int has_weights;
+    long long max_wait;            /* STRICT MAXWAIT ms */
+    int has_max_wait;
+    sds field;                     /* FIELD name, NULL: unchanged/default */
+} streamPrioSpec;
+int streamPrioParseOrReply(client *c, int *j, streamPrioSpec *spec);
+void streamPrioApply(stream *s, streamCG *cg, const streamPrioSpec *spec);
+void streamPrioSetID(stream *s, streamCG *cg, const streamID *id);
+void streamPrioFree(streamPrio *p);
+streamPrio *streamPrioDup(const streamPrio *p);
+int streamPrioHasUndelivered(stream *s, streamCG *cg);
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack);
+long long streamPrioLag(stream *s, streamCG *cg);
+int streamPrioInfoFieldCount(const streamCG *cg);
+void streamPrioReplyInfo(client *c, stream *s, streamCG *cg);
+sds streamPrioCatJSON(sds out, const streamCG *cg);
+int streamPrioFromJSON(stream *s, streamCG *cg, const cJSON *obj, sds *err);
+size_t streamPrioMemoryUsage(const streamCG *cg);
+/* Groups' references to entries (Redis 8.2's KEEPREF/DELREF/ACKED,
+ * t_stream_group.c). Referenced: pending in some group, or not yet
+ * delivered to some group (above its last delivered ID). */
+int streamEntryIsReferenced(stream *s, const streamID *id);
+/* Removes the entry's pending entries from every group; returns how many. */
+int streamDelEntryRefs(stream *s, const streamID *id);
+/* Acknowledges id in group (drops its NACK); returns 1 if it was pending. */
+int streamAckID(streamCG *group, const streamID *id);
+/* Dead-lettering (casq, t_stream_group.c). */
+#define STREAM_DLQ_MAX_DELIVERIES "max-deliveries"
+#define STREAM_DLQ_XNACK_FATAL "xnack-fatal"
+/* Whether delivering the pending entry again would pass the group's limit. */
+static inline int streamDeadLetterDue(const streamCG *cg, const streamNACK *nack) {
+    return cg->dlq_key && nack->delivery_count >= cg->dlq_max;
+}
+int streamDeadLetter(client *c, sds key, stream *s, streamCG *cg, const streamID *id, streamNACK *nack,
+                     const char *reason);
+int streamDeadLetterReplyInfo(client *c, streamCG *cg);
+/* XREADGROUP ... CLAIM (Redis 8.4, t_stream_group.c). */
+int streamGroupPrepareClaim(client *c, sds key, stream *s, streamCG *cg, long long minidle);
+size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
+                                   long long minidle, size_t count);
+
+/* The idempotency window (t_stream_idmp.c). */
+sds streamIdmpAutoIID(sds *argv, int64_t numfields);
+int streamIdmpLookup(stream *s, sds pid, sds iid, streamID *id);
+void streamIdmpRecord(stream *s, sds pid, sds iid, const streamID *id);
+streamIdmp *streamIdmpDup(const streamIdmp *src);
+void streamIdmpFree(streamIdmp *w);
+size_t streamIdmpMemoryUsage(const streamIdmp *w);
+int streamIdmpReplyInfo(client *c, stream *s);
+sds streamIdmpCatJSON(sds out, const stream *s);
+int streamIdmpFromJSON(stream *s, const cJSON *v, sds *err);
+
 /* Commands */
 void xaddCommand(client *c);
+void xdelexCommand(client *c);
+void xackdelCommand(client *c);
+void xcfgsetCommand(client *c);
+void xnackCommand(client *c);
+void xdeadletterCommand(client *c);
 void xrangeCommand(client *c);
 void xrevrangeCommand(client *c);
 void xlenCommand(client *c);

@@ -102,9 +102,11 @@ streamCG *streamCreateCG(stream *s, const char *name, size_t namelen, const stre
 }
 
 void streamFreeCG(streamCG *cg) {
+    streamPrioFree(cg->prio);
     idtreeClear(&cg->pel, freeNACKVoid);
     for (size_t i = 0; i < cg->num_consumers; i++) streamFreeConsumer(cg->consumers[i]);
     zfree(cg->consumers);
+    if (cg->dlq_key) sdsfree(cg->dlq_key);
     sdsfree(cg->name);
     zfree(cg);
 }
@@ -174,11 +176,377 @@ static void streamMoveNACK(streamNACK *nack, const streamID *id, streamConsumer 
 }
 
 /* ========================================================================
+ * Groups' references to entries (Redis 8.2: KEEPREF / DELREF / ACKED)
+ * ===================================================================== */
+
+/* Whether some group still needs the entry: it is pending there, or the
+ * group has not been served up to it yet. */
+int streamEntryIsReferenced(stream *s, const streamID *id) {
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = s->cgroups[g];
+        if (streamCompareID(id, &cg->last_id) > 0) return 1;
+        if (idtreeFind(&cg->pel, id)) return 1;
+    }
+    return 0;
+}
+
+int streamDelEntryRefs(stream *s, const streamID *id) {
+    int dropped = 0;
+    for (size_t g = 0; g < s->num_cgroups; g++) {
+        streamCG *cg = s->cgroups[g];
+        streamNACK *nack = idtreeFind(&cg->pel, id);
+        if (nack) {
+            streamDropNACK(cg, id, nack);
+            dropped++;
+        }
+    }
+    return dropped;
+}
+
+int streamAckID(streamCG *group, const streamID *id) {
+    streamNACK *nack = idtreeFind(&group->pel, id);
+    if (!nack) return 0;
+    streamDropNACK(group, id, nack);
+    return 1;
+}
+
+/* ========================================================================
+ * XREADGROUP ... CLAIM min-idle-time (Redis 8.4)
+ * ===================================================================== */
+
+/* Before XREADGROUP ... CLAIM replies: drops the pending entries idle for
+ * at least minidle ms whose stream entry is gone, dead-letters those past
+ * the group's delivery limit (casq), and says whether any idle one is
+ * left to claim. Done first so that the reply never names a stream with
+ * nothing to deliver. */
+int streamGroupPrepareClaim(client *c, sds key, stream *s, streamCG *cg, long long minidle) {
+    long long now = commandTimeSnapshot();
+    int claimable = 0;
+    idtreeIter it;
+    idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
+    while (idtreeIterValid(&it)) {
+        streamID id = *idtreeIterKey(&it);
+        streamNACK *nack = idtreeIterVal(&it);
+        if (now - nack->delivery_time < minidle) {
+            idtreeIterNext(&it);
+            continue;
+        }
+        if (!streamEntryExists(s, &id)) {
+            streamDropNACK(cg, &id, nack);
+        } else if (!(streamDeadLetterDue(cg, nack) &&
+                     streamDeadLetter(c, key, s, cg, &id, nack, STREAM_DLQ_MAX_DELIVERIES))) {
+            claimable = 1;
+            if (!cg->dlq_key) break; /* nothing else to do on the way */
+            idtreeIterNext(&it);
+            continue;
+        }
+        idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
+    }
+    return claimable;
+}
+
+/* One entry as XREADGROUP CLAIM replies it: [id, [field, value ...],
+ * ms idle before this delivery, delivery count]. Returns 0 if the entry
+ * no longer exists (nothing replied). */
+static int streamReplyEntryWithMeta(client *c, stream *s, const streamID *id, long long idle, uint64_t count) {
+    streamIterator si;
+    streamID got;
+    int64_t numfields;
+    streamIteratorStart(&si, s, id, id, 0);
+    if (!streamIteratorGetID(&si, &got, &numfields)) {
+        streamIteratorStop(&si);
+        return 0;
+    }
+    addReplyArrayLen(c, 4);
+    addReplyStreamID(c, &got);
+    addReplyArrayLen(c, (long)numfields * 2);
+    while (numfields--) {
+        const unsigned char *f, *v;
+        size_t fl, vl;
+        streamIteratorGetField(&si, &f, &fl, &v, &vl);
+        addReplyBulk(c, (const char *)f, fl);
+        addReplyBulk(c, (const char *)v, vl);
+    }
+    streamIteratorStop(&si);
+    addReplyLongLong(c, idle);
+    addReplyLongLong(c, (long long)count);
+    return 1;
+}
+
+/* The claim phase of XREADGROUP CLAIM: the group's pending entries idle
+ * for at least minidle ms, in ID order, up to count (0: all), are
+ * delivered to consumer as XCLAIM would (owner, delivery time, count)
+ * and replied with their delivery metadata (raw entries, no array
+ * header). Pending entries whose stream entry is gone are dropped, as
+ * XAUTOCLAIM does. Returns the number of entries replied. */
+size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
+                                   long long minidle, size_t count) {
+    long long now = commandTimeSnapshot();
+    size_t n = 0;
+    idtreeIter it;
+    idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
+    while (idtreeIterValid(&it) && (!count || n < count)) {
+        streamID id = *idtreeIterKey(&it);
+        streamNACK *nack = idtreeIterVal(&it);
+        long long idle = now - nack->delivery_time;
+        if (idle < minidle) {
+            idtreeIterNext(&it);
+            continue;
+        }
+        if (!streamEntryExists(s, &id) ||
+            (streamDeadLetterDue(cg, nack) && streamDeadLetter(c, key, s, cg, &id, nack, STREAM_DLQ_MAX_DELIVERIES))) {
+            if (idtreeFind(&cg->pel, &id)) streamDropNACK(cg, &id, nack);
+            idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
+            continue;
+        }
+        nack->delivery_time = now;
+        nack->delivery_count++;
+        streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
+        consumer->active_time = now;
+        streamReplyEntryWithMeta(c, s, &id, idle < 0 ? 0 : idle, nack->delivery_count);
+        n++;
+        if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
+        idtreeIterNext(&it);
+    }
+    return n;
+}
+
+/* ========================================================================
+ * XNACK (Redis 8.8)
+ * ===================================================================== */
+
+#define XNACK_SILENT 0 /* the delivery did not count: delivery count - 1 */
+#define XNACK_FAIL 1   /* it counted: delivery count unchanged */
+#define XNACK_FATAL 2  /* never retry: delivery count at its maximum */
+
+/* XNACK key group SILENT|FAIL|FATAL IDS numids id [id ...] [RETRYCOUNT count]
+ *
+ * Releases pending entries back to the group without acknowledging them:
+ * they become idle at once (their delivery time goes back to 0), so the
+ * next XREADGROUP ... CLAIM or XAUTOCLAIM of any consumer takes them, and
+ * the mode adjusts their delivery count (RETRYCOUNT sets it instead).
+ * They stay listed under their last consumer until claimed. Replies the
+ * number of entries released (IDs not pending in the group are skipped).
+ * FORCE (create pending entries for IDs nobody holds) is not supported:
+ * casq's pending entries always have an owner. */
+void xnackCommand(client *c) {
+    int mode;
+    if (!strcasecmp(c->argv[3], "SILENT")) mode = XNACK_SILENT;
+    else if (!strcasecmp(c->argv[3], "FAIL")) mode = XNACK_FAIL;
+    else if (!strcasecmp(c->argv[3], "FATAL")) mode = XNACK_FATAL;
+    else {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    long numids = 0;
+    int ids_pos = 0;
+    long long retrycount = -1;
+    for (int i = 4; i < c->argc; i++) {
+        int moreargs = c->argc - 1 - i;
+        if (!strcasecmp(c->argv[i], "IDS") && moreargs && !ids_pos) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[i + 1], 1, LONG_MAX, &numids,
+                                              "Number of IDs must be a positive integer") != C_OK)
+                return;
+            if (numids > c->argc - (i + 2)) {
+                addReplyError(c, "The `numids` parameter must match the number of arguments");
+                return;
+            }
+            ids_pos = i + 2;
+            i += 1 + (int)numids;
+        } else if (!strcasecmp(c->argv[i], "RETRYCOUNT") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++i], &retrycount, NULL) != C_OK) return;
+            if (retrycount < 0) {
+                addReplyError(c, "Invalid RETRYCOUNT option argument for XNACK");
+                return;
+            }
+        } else if (!strcasecmp(c->argv[i], "FORCE")) {
+            addReplyError(c, "XNACK FORCE is not supported by casq (pending entries always have an owner)");
+            return;
+        } else {
+            addReplyErrorSyntax(c);
+            return;
+        }
+    }
+    if (!ids_pos) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)numids);
+    for (long k = 0; k < numids; k++) {
+        if (streamParseStrictIDOrReply(c, c->argv[ids_pos + k], &ids[k], 0, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) goto cleanup;
+    streamCG *group = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (!group) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
+        goto cleanup;
+    }
+    long long released = 0;
+    for (long k = 0; k < numids; k++) {
+        streamNACK *nack = idtreeFind(&group->pel, &ids[k]);
+        if (!nack) continue;
+        if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
+        else if (mode == XNACK_SILENT && nack->delivery_count) nack->delivery_count--;
+        else if (mode == XNACK_FATAL) nack->delivery_count = LLONG_MAX;
+        nack->delivery_time = 0;
+        released++;
+        /* casq: a rejected entry goes to the group's dead letters at once. */
+        if (mode == XNACK_FATAL && group->dlq_key)
+            streamDeadLetter(c, c->argv[1], o->ptr, group, &ids[k], nack, STREAM_DLQ_XNACK_FATAL);
+    }
+    if (released) signalKeyStateChanged(c, c->db, o);
+    addReplyLongLong(c, released);
+cleanup:
+    zfree(ids);
+}
+
+/* ========================================================================
+ * Dead-lettering (casq): XDEADLETTER and the move itself
+ * ===================================================================== */
+
+/* Moves a pending entry of group cg (of the stream s at key) to the
+ * group's dead-letter stream: a new entry there (auto ID) holding why,
+ * then the original fields, and the entry leaves the group's PEL. The
+ * original stays in s (other groups may still need it). Both changes are
+ * made by the running command, so they land in the same commit. Returns
+ * 0, changing nothing, if the dead-letter key holds another type or the
+ * source itself, or its stream is out of IDs: the entry then stays
+ * pending (dead-lettering never loses a job). */
+int streamDeadLetter(client *c, sds key, stream *s, streamCG *cg, const streamID *id, streamNACK *nack,
+                     const char *reason) {
+    robj *d = lookupKeyWrite(c, c->db, cg->dlq_key);
+    if (d && (d->type != OBJ_STREAM || d->ptr == s)) return 0;
+    stream *ds = d ? d->ptr : NULL;
+    if (ds && ds->last_id.ms == UINT64_MAX && ds->last_id.seq == UINT64_MAX) return 0;
+
+    streamIterator si;
+    streamID got;
+    int64_t numfields;
+    streamIteratorStart(&si, s, id, id, 0);
+    if (!streamIteratorGetID(&si, &got, &numfields)) {
+        streamIteratorStop(&si);
+        return 0;
+    }
+    int meta = 6;
+    sds *argv = zmalloc(sizeof(sds) * (size_t)(meta + numfields) * 2);
+    char buf[64];
+    int n = 0;
+    argv[n++] = sdsnew("dlq-source");
+    argv[n++] = sdsdup(key);
+    argv[n++] = sdsnew("dlq-id");
+    snprintf(buf, sizeof(buf), "%llu-%llu", (unsigned long long)id->ms, (unsigned long long)id->seq);
+    argv[n++] = sdsnew(buf);
+    argv[n++] = sdsnew("dlq-group");
+    argv[n++] = sdsdup(cg->name);
+    argv[n++] = sdsnew("dlq-consumer");
+    argv[n++] = nack->consumer ? sdsdup(nack->consumer->name) : sdsempty();
+    argv[n++] = sdsnew("dlq-deliveries");
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)nack->delivery_count);
+    argv[n++] = sdsnew(buf);
+    argv[n++] = sdsnew("dlq-reason");
+    argv[n++] = sdsnew(reason);
+    while (numfields--) {
+        const unsigned char *f, *v;
+        size_t fl, vl;
+        streamIteratorGetField(&si, &f, &fl, &v, &vl);
+        argv[n++] = sdsnewlen(f, fl);
+        argv[n++] = sdsnewlen(v, vl);
+    }
+    streamIteratorStop(&si);
+
+    int created = 0;
+    if (!d) {
+        d = createStreamObject();
+        dbAdd(c->db, cg->dlq_key, d);
+        ds = d->ptr;
+        created = 1;
+    }
+    streamID added;
+    int ok = streamAppendItem(ds, argv, n / 2, &added, NULL, 1) == C_OK;
+    for (int k = 0; k < n; k++) sdsfree(argv[k]);
+    zfree(argv);
+    if (!ok) {
+        if (created) dbDelete(c->db, cg->dlq_key);
+        return 0;
+    }
+    signalModifiedKey(c, c->db, cg->dlq_key, d);
+    signalKeyAsReady(c->db, cg->dlq_key);
+    streamDropNACK(cg, id, nack);
+    cg->dlq_count++;
+    return 1;
+}
+
+/* XINFO GROUPS / STREAM FULL: the group's policy, for a group that has
+ * one (a group without replies as in Redis). Returns the pairs replied. */
+int streamDeadLetterReplyInfo(client *c, streamCG *cg) {
+    if (!cg->dlq_key) return 0;
+    addReplyBulkCString(c, "dead-letter-key");
+    addReplyBulk(c, cg->dlq_key, sdslen(cg->dlq_key));
+    addReplyBulkCString(c, "dead-letter-max-deliveries");
+    addReplyLongLong(c, (long long)cg->dlq_max);
+    addReplyBulkCString(c, "dead-lettered");
+    addReplyLongLong(c, (long long)cg->dlq_count);
+    return 3;
+}
+
+/* XDEADLETTER key group dlq-key max-deliveries
+ * XDEADLETTER key group OFF
+ *
+ * casq's opt-in dead-lettering policy of a consumer group: an entry that
+ * would be delivered (XCLAIM, XAUTOCLAIM, XREADGROUP ... CLAIM) more than
+ * max-deliveries times, or that a consumer rejects with XNACK FATAL, is
+ * moved to the stream dlq-key in the same commit (see streamDeadLetter).
+ * OFF removes the policy (the count of dead-lettered entries stays). */
+void xdeadletterCommand(client *c) {
+    int off = c->argc == 4 && !strcasecmp(c->argv[3], "OFF");
+    if (c->argc != 5 && !off) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    long long max = 0;
+    if (!off) {
+        if (getLongLongFromObjectOrReply(c, c->argv[4], &max, NULL) != C_OK) return;
+        if (max < 1) {
+            addReplyError(c, "max-deliveries must be a positive integer");
+            return;
+        }
+        if (!strcmp(c->argv[3], c->argv[1]) && sdslen(c->argv[3]) == sdslen(c->argv[1])) {
+            addReplyError(c, "the dead-letter stream must be another key");
+            return;
+        }
+    }
+    robj *o = lookupKeyWrite(c, c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]) : NULL;
+    if (!cg) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
+        return;
+    }
+    if (!off) {
+        robj *d = lookupKeyWrite(c, c->db, c->argv[3]);
+        if (checkType(c, d, OBJ_STREAM)) return;
+    }
+    if (cg->dlq_key) sdsfree(cg->dlq_key);
+    cg->dlq_key = off ? NULL : sdsdup(c->argv[3]);
+    cg->dlq_max = off ? 0 : (uint64_t)max;
+    signalKeyStateChanged(c, c->db, o);
+    addReplyOk(c);
+}
+
+/* ========================================================================
  * XGROUP
  * ===================================================================== */
 
 /* XGROUP CREATE key group (id|$) [MKSTREAM] [ENTRIESREAD n]
+ *              [PRIORITY OFF | FAIR [WEIGHTS h n] | STRICT [MAXWAIT ms]
+ *               [FIELD name]]
  * XGROUP SETID key group (id|$) [ENTRIESREAD n]
+ * XGROUP PRIORITY key group OFF | FAIR [WEIGHTS h n] | STRICT [MAXWAIT ms]
+ *                 [FIELD name]             (casq: docs/priority.md)
  * XGROUP DESTROY key group
  * XGROUP CREATECONSUMER key group consumer
  * XGROUP DELCONSUMER key group consumer
@@ -191,13 +559,33 @@ void xgroupCommand(client *c) {
     char *opt = c->argv[1];
     int mkstream = 0;
     long long entries_read = SCG_INVALID_ENTRIES_READ;
+    streamPrioSpec prio;
+    int has_prio = 0;
 
     if (c->argc >= 4) {
         int i = 5;
         int create_subcmd = !strcasecmp(opt, "CREATE");
         int setid_subcmd = !strcasecmp(opt, "SETID");
+        if (!strcasecmp(opt, "PRIORITY")) {
+            /* XGROUP PRIORITY key group <spec>: the spec is everything. */
+            i = 4;
+            if (c->argc < 5) {
+                addReplySubcommandSyntaxError(c);
+                return;
+            }
+            if (streamPrioParseOrReply(c, &i, &prio) != C_OK) return;
+            if (i != c->argc) {
+                addReplyErrorSyntax(c);
+                return;
+            }
+            has_prio = 1;
+        }
         while (i < c->argc) {
-            if (create_subcmd && !strcasecmp(c->argv[i], "MKSTREAM")) {
+            if (create_subcmd && !has_prio && !strcasecmp(c->argv[i], "PRIORITY")) {
+                i++;
+                if (streamPrioParseOrReply(c, &i, &prio) != C_OK) return;
+                has_prio = 1;
+            } else if (create_subcmd && !strcasecmp(c->argv[i], "MKSTREAM")) {
                 mkstream = 1;
                 i++;
             } else if ((create_subcmd || setid_subcmd) && !strcasecmp(c->argv[i], "ENTRIESREAD") && i + 1 < c->argc) {
@@ -226,7 +614,8 @@ void xgroupCommand(client *c) {
             return;
         }
         if ((cg = streamLookupCG(s, grpname)) == NULL &&
-            (!strcasecmp(opt, "SETID") || !strcasecmp(opt, "CREATECONSUMER") || !strcasecmp(opt, "DELCONSUMER"))) {
+            (!strcasecmp(opt, "SETID") || !strcasecmp(opt, "CREATECONSUMER") || !strcasecmp(opt, "DELCONSUMER") ||
+             !strcasecmp(opt, "PRIORITY"))) {
             addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", grpname, c->argv[2]);
             return;
         }
@@ -251,7 +640,7 @@ void xgroupCommand(client *c) {
             NULL,
         };
         addReplyHelp(c, help);
-    } else if (!strcasecmp(opt, "CREATE") && (c->argc >= 5 && c->argc <= 8)) {
+    } else if (!strcasecmp(opt, "CREATE") && c->argc >= 5 && (c->argc <= 8 || has_prio)) {
         streamID id;
         if (!strcmp(c->argv[4], "$")) {
             if (s) {
@@ -270,7 +659,9 @@ void xgroupCommand(client *c) {
             s = o->ptr;
             created_key = 1;
         }
-        if (streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read)) {
+        streamCG *created = streamCreateCG(s, grpname, sdslen(grpname), &id, entries_read);
+        if (created) {
+            if (has_prio) streamPrioApply(s, created, &prio);
             addReplyOk(c);
             /* As in Redis, only a key made by MKSTREAM is "modified". */
             if (created_key) signalModifiedKey(c, c->db, c->argv[2], o);
@@ -289,8 +680,17 @@ void xgroupCommand(client *c) {
         }
         cg->last_id = id;
         cg->entries_read = entries_read;
+        /* A priority group: every class restarts after id. */
+        if (cg->prio) streamPrioSetID(s, cg, &id);
         signalKeyStateChanged(c, c->db, o);
         addReplyOk(c);
+        if (cg->prio) signalKeyAsReady(c->db, c->argv[2]);
+    } else if (!strcasecmp(opt, "PRIORITY") && has_prio) {
+        streamPrioApply(s, cg, &prio);
+        signalKeyStateChanged(c, c->db, o);
+        addReplyOk(c);
+        /* A restarted schedule may have entries for blocked readers. */
+        signalKeyAsReady(c->db, c->argv[2]);
     } else if (!strcasecmp(opt, "DESTROY") && c->argc == 4) {
         if (cg) {
             streamDestroyCG(s, cg);
@@ -580,6 +980,10 @@ void xclaimCommand(client *c) {
             long long this_idle = now - nack->delivery_time;
             if (this_idle < minidle) continue;
         }
+        /* casq: past the group's delivery limit it goes to the dead letters. */
+        if (nack->consumer && streamDeadLetterDue(group, nack) &&
+            streamDeadLetter(c, c->argv[1], s, group, &id, nack, STREAM_DLQ_MAX_DELIVERIES))
+            continue;
         nack->delivery_time = deliverytime;
         if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
         else if (!justid) streamNACKCountDelivery(nack);
@@ -679,6 +1083,12 @@ void xautoclaimCommand(client *c) {
             idtreeIterNext(&it);
             continue;
         }
+        /* casq: past the group's delivery limit it goes to the dead letters. */
+        if (streamDeadLetterDue(group, nack) &&
+            streamDeadLetter(c, c->argv[1], s, group, &id, nack, STREAM_DLQ_MAX_DELIVERIES)) {
+            idtreeSeek(&it, &group->pel, IDTREE_SEEK_GT, &id);
+            continue;
+        }
         nack->delivery_time = now;
         if (!justid) streamNACKCountDelivery(nack);
         streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
@@ -722,6 +1132,44 @@ static sds consumerJSONName(streamConsumer *sc) {
     return sc->json_name;
 }
 
+/* The group's dead-letter policy, `,"dead_letter":{...}`, if it has one or
+ * ever dead-lettered an entry (docs/state-format.md). */
+static sds streamCatDeadLetterJSON(sds out, const streamCG *cg) {
+    if (!cg->dlq_key && !cg->dlq_count) return out;
+    out = sdscatlen(out, ",\"dead_letter\":{\"key\":", 22);
+    if (cg->dlq_key) out = jsonCatBytes(out, cg->dlq_key, sdslen(cg->dlq_key));
+    else out = sdscatlen(out, "null", 4);
+    out = sdscatlen(out, ",\"max_deliveries\":", 18);
+    out = jsonCatU64(out, cg->dlq_max);
+    out = sdscatlen(out, ",\"count\":", 9);
+    out = jsonCatU64(out, cg->dlq_count);
+    return sdscatlen(out, "}", 1);
+}
+
+static int streamDeadLetterFromJSON(streamCG *cg, const cJSON *v, sds *err) {
+    static const char *const fields[] = {"key", "max_deliveries", "count", NULL};
+    if (!cJSON_IsObject(v)) {
+        *err = sdsnew("dead_letter: expected an object");
+        return C_ERR;
+    }
+    if (jsonCheckFields(v, fields, "dead_letter", err) != C_OK) return C_ERR;
+    uint64_t max, count;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(v, "max_deliveries"), &max, "max_deliveries", err) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(v, "count"), &count, "count", err) != C_OK)
+        return C_ERR;
+    const cJSON *key = cJSON_GetObjectItemCaseSensitive(v, "key");
+    if (!cJSON_IsNull(key)) {
+        if (jsonGetBytes(key, &cg->dlq_key, "dead_letter key", err) != C_OK) return C_ERR;
+        if (max < 1) {
+            *err = sdsnew("dead_letter: max_deliveries must be >= 1");
+            return C_ERR;
+        }
+    }
+    cg->dlq_max = cg->dlq_key ? max : 0;
+    cg->dlq_count = count;
+    return C_OK;
+}
+
 /* Appends the groups array (the value of "groups"), groups in creation
  * order. Groups change all the time, so they are encoded afresh, but
  * cheaply: the output is sized up front, names are encoded once per
@@ -750,6 +1198,11 @@ sds streamCatGroupsJSON(sds out, const stream *s) {
         out = sdscatlen(out, ",\"entries_read\":", 16);
         if (cg->entries_read == SCG_INVALID_ENTRIES_READ) out = sdscatlen(out, "null", 4);
         else out = jsonCatI64(out, cg->entries_read);
+        if (cg->prio) {
+            out = sdscatlen(out, ",\"priority\":", 12);
+            out = streamPrioCatJSON(out, cg);
+        }
+        out = streamCatDeadLetterJSON(out, cg);
         out = sdscatlen(out, ",\"consumers\":[", 14);
         for (size_t k = 0; k < cg->num_consumers; k++) {
             streamConsumer *sc = cg->consumers[k];
@@ -810,7 +1263,8 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     snprintf(desc, sizeof(desc), "#%zu", index);
     sds msg = NULL;
     if (!cJSON_IsObject(g)) return groupLoadError(err, desc, sdsnew("expected an object"));
-    static const char *const fields[] = {"name", "last_delivered_id", "entries_read", "consumers", "pending", NULL};
+    static const char *const fields[] = {"name",    "last_delivered_id", "entries_read", "consumers",
+                                         "pending", "priority",          "dead_letter",  NULL};
     if (jsonCheckFields(g, fields, "group", &msg) != C_OK) return groupLoadError(err, desc, msg);
 
     sds name = NULL;
@@ -839,6 +1293,11 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
     streamCG *cg = streamCreateCG(s, name, sdslen(name), &last_id, entries_read);
     sdsfree(name);
     if (!cg) return groupLoadError(err, desc, sdsnew("duplicate group name"));
+    const cJSON *prio = cJSON_GetObjectItemCaseSensitive(g, "priority");
+    if (prio && !cJSON_IsNull(prio) && streamPrioFromJSON(s, cg, prio, &msg) != C_OK)
+        return groupLoadError(err, desc, msg);
+    const cJSON *dl = cJSON_GetObjectItemCaseSensitive(g, "dead_letter");
+    if (dl && streamDeadLetterFromJSON(cg, dl, &msg) != C_OK) return groupLoadError(err, desc, msg);
 
     const cJSON *consumers = cJSON_GetObjectItemCaseSensitive(g, "consumers");
     if (!cJSON_IsArray(consumers)) return groupLoadError(err, desc, sdsnew("consumers: expected an array"));

@@ -1000,6 +1000,10 @@ static void genericZrangebyscore(zrangeResult *r, const zrangespec *range, robj 
     }
     zrangeBegin(r);
     zskiplistNode *ln = reverse ? zslLastInRange(zs->zsl, range) : zslFirstInRange(zs->zsl, range);
+    /* A negative offset skips everything, a negative limit is no limit
+     * (Redis's `offset--` / `limit--` loops, without their overflow). */
+    if (offset < 0) ln = NULL;
+    if (limit < 0) limit = LONG_MAX;
     while (ln && offset--) ln = reverse ? ln->backward : ln->level[0].forward;
     while (ln && limit--) {
         if (reverse ? !zslValueGteMin(ln->score, range) : !zslValueLteMax(ln->score, range)) break;
@@ -1019,6 +1023,10 @@ static void genericZrangebylex(zrangeResult *r, const zlexrangespec *range, robj
     }
     zrangeBegin(r);
     zskiplistNode *ln = reverse ? zsetLastInLexRange(zs, range) : zsetFirstInLexRange(zs, range);
+    /* A negative offset skips everything, a negative limit is no limit
+     * (Redis's `offset--` / `limit--` loops, without their overflow). */
+    if (offset < 0) ln = NULL;
+    if (limit < 0) limit = LONG_MAX;
     while (ln && offset--) ln = reverse ? ln->backward : ln->level[0].forward;
     while (ln && limit--) {
         if (reverse ? !zslLexValueGteMin(ln->ele, range) : !zslLexValueLteMax(ln->ele, range)) break;
@@ -1981,9 +1989,9 @@ struct redisCommand zsetCommandTable[] = {
     {"zpopmin", zpopminCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write sortedset fast", NULL},
     {"zpopmax", zpopmaxCommand, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "write sortedset fast", NULL},
     {"zmpop", zmpopCommand, -4, CMD_WRITE | CMD_MOVABLE_KEYS, 0, 0, 0, "write sortedset slow", NULL},
-    {"bzpopmin", bzpopminCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING, 1, -2, 1,
+    {"bzpopmin", bzpopminCommand, -3, CMD_WRITE | CMD_FAST | CMD_BLOCKING, 1, -2, 1,
      "write sortedset fast blocking", NULL},
-    {"bzpopmax", bzpopmaxCommand, -3, CMD_WRITE | CMD_NOSCRIPT | CMD_FAST | CMD_BLOCKING, 1, -2, 1,
+    {"bzpopmax", bzpopmaxCommand, -3, CMD_WRITE | CMD_FAST | CMD_BLOCKING, 1, -2, 1,
      "write sortedset fast blocking", NULL},
     {"bzmpop", bzmpopCommand, -5, CMD_WRITE | CMD_BLOCKING | CMD_MOVABLE_KEYS, 0, 0, 0,
      "write sortedset slow blocking", NULL},

@@ -9,6 +9,8 @@
 #                              redis-benchmark (integration tests)
 #   tcl                        tclsh for tcl-tests/
 #   python3, python3-redis     the Python integration tests and helpers
+#   python3-celery, python3-rq the job frameworks run end to end
+#                              (tests/integration/frameworks.py)
 #   nodejs, npm                the ioredis integration test; ioredis itself
 #                              goes to tests/integration/node_modules
 #                              (versions pinned by package-lock.json)
@@ -35,6 +37,8 @@ need_cmd ps procps
 [ -x /usr/bin/kill ] || [ -x /bin/kill ] || missing="$missing procps"
 [ -x /usr/bin/python3 ] || missing="$missing python3"
 /usr/bin/python3 -c 'import redis' 2>/dev/null || missing="$missing python3-redis"
+/usr/bin/python3 -c 'import celery' 2>/dev/null || missing="$missing python3-celery"
+/usr/bin/python3 -c 'import rq' 2>/dev/null || missing="$missing python3-rq"
 # libFuzzer's runtime is only a Recommends of clang on Debian.
 fuzz_ok() {
     command -v clang >/dev/null 2>&1 || return 1
@@ -74,10 +78,12 @@ if [ ! -f "$ROOT/tests/integration/node_modules/ioredis/package.json" ]; then
     npm ci --prefix "$ROOT/tests/integration" --no-audit --no-fund --loglevel=error
 fi
 
-printf 'test-deps: redis-server %s, tclsh %s, python3-redis %s, node %s, ioredis %s, %s\n' \
+printf 'test-deps: redis-server %s, tclsh %s, python3-redis %s, celery %s, rq %s, node %s, ioredis %s, %s\n' \
     "$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')" \
     "$(echo 'puts [info patchlevel]' | tclsh)" \
     "$(/usr/bin/python3 -c 'import redis; print(redis.__version__)')" \
+    "$(/usr/bin/python3 -c 'import celery; print(celery.__version__)')" \
+    "$(/usr/bin/python3 -c 'import rq; print(rq.__version__)')" \
     "$(node --version)" \
     "$(node -p "require('$ROOT/tests/integration/node_modules/ioredis/package.json').version")" \
     "$(clang --version | head -n 1)"

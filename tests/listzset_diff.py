@@ -160,7 +160,7 @@ class Gen:
         return b
 
     def lexkey(self):
-        return self.r.choice(LEXKEYS) if self.r.random() < 0.95 else self.r.choice(['nolex', 's1', 'l1'])
+        return self.r.choice(LEXKEYS) if self.r.random() < 0.95 else 'nolex'
 
     def lex_bound(self):
         r = self.r
@@ -412,7 +412,10 @@ def main():
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get('KEEP'):
+            print('kept %s' % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(0 if result else 1)
 
 

@@ -222,3 +222,11 @@ proc create_stream_keys {count prefix {level 0}} {
     for {set i 0} {$i < $count} {incr i} {$c read}
     $c close
 }
+
+# The encoding a value gets back after restart_server: casq (like Redis
+# loading an RDB file, or DEBUG RELOAD) encodes what it loads afresh;
+# redis-server with AOF (--redis-aof) replays the commands, so the value
+# ends as the commands left it.
+proc reload_encoding {fresh replayed} {
+    expr {[opt server] eq "redis" && [opt redis_aof] ? $replayed : $fresh}
+}

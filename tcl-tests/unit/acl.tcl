@@ -168,6 +168,21 @@ start_server {tags {"acl"}} {
         list $n $e $p $e2
     } {1 1 PONG {ERR No such user 'nosuchuser'}}
 
+    test {Scripts run as their caller's user} {
+        r acl setuser scripter on >pw +@all -xadd resetkeys ~jobs:*
+        set c [redis_client]
+        $c auth scripter pw
+        $c select 9
+        r del jobs:s
+        catch {$c eval {return redis.call('xadd', KEYS[1], '*', 'f', 'v')} 1 jobs:s} e1
+        catch {$c eval {return redis.call('xlen', 'other')} 0} e2
+        catch {$c eval {return redis.call('xlen', KEYS[1])} 1 other} e3
+        set ok [$c eval {return redis.call('xlen', KEYS[1])} 1 jobs:s]
+        $c close
+        list [string match {ERR ACL failure in script: User scripter has no permissions to run the 'xadd' command*} $e1] \
+             [string match {ERR ACL failure in script: No permissions to access a key*} $e2] $e3 $ok
+    } {1 1 {NOPERM No permissions to access a key} 0} {redis7.2}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe

@@ -69,10 +69,14 @@ def session_errors(r, t):
     t.eq("XADD with an ID not above the top",
          "The ID specified in XADD is equal or smaller than the target stream top item",
          err_of(lambda: r.xadd("e", {"f": "v"}, id="1")))
-    if KIND == "casq":  # casq has streams only: other types' commands are unknown
-        t.eq("SET is an unknown command",
-             "unknown command 'SET', with args beginning with: 'k' 'v' ",
-             err_of(lambda: r.execute_command("SET", "k", "v")))
+    if KIND == "casq":  # HyperLogLogs are not implemented: their commands are unknown
+        t.eq("PFADD is an unknown command",
+             "unknown command 'PFADD', with args beginning with: 'k' 'v' ",
+             err_of(lambda: r.execute_command("PFADD", "k", "v")))
+    r.set("s", "v")
+    t.eq("WRONGTYPE from a stream command on a string",
+         "WRONGTYPE Operation against a key holding the wrong kind of value", err_of(lambda: r.xlen("s")))
+    r.delete("s")
     r.delete("e")
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh -- every integration test with real clients, one after the other.
+# run.sh -- every integration test with real clients (and real job
+# frameworks: frameworks.py runs Celery and RQ), one after the other.
 #
 #   tests/integration/run.sh [name ...]     e.g. run.sh redis_cli bad_input
 #   CASQ_SERVER=redis tests/integration/run.sh   the same against redis-server
@@ -11,7 +12,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
-ALL="redis_cli redis_benchmark python_client ioredis_client bad_input"
+ALL="redis_cli redis_benchmark python_client ioredis_client bad_input frameworks"
 tests=${*:-$ALL}
 passed=0
 failed=0

@@ -189,6 +189,44 @@ def idle_loser(res):
         b.cleanup()
 
 
+def idle_deposed(res):
+    """Issue 14, fault 13: A is idle when B takes over; A must notice by
+    itself (a HEAD of the document every broker-timeout/4), step down, and
+    never serve reads from its stale state."""
+    key = E.unique_key("takeover-deposed")
+    E.fault(reset=True)
+    a = E.Casq(key, extra=["--broker-timeout", "1000"], name="A")
+    b = E.Casq(key, extra=["--broker-timeout", "1000"], name="B")
+    try:
+        a.start()
+        a.client().execute_command("XADD", "before", "*", "n", "1")
+        b.start()
+        rb = b.client()
+        rb.execute_command("XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM")
+        rb.execute_command("XADD", STREAM, "*", "n", "1")
+        t0 = time.time()
+        became = None
+        while time.time() - t0 < 10:
+            if a.info().get("broker_role") == "follower":
+                became = time.time() - t0
+                break
+            time.sleep(0.05)
+        res.check("idle deposed broker becomes a follower within ~broker-timeout (%s s)" % became,
+                  became is not None and became < 3.0)
+        ra = a.client()
+        res.check("XLEN through the old broker shows the new state", ra.execute_command("XLEN", STREAM) == 1)
+        got = ra.execute_command("XREADGROUP", "GROUP", GROUP, "c", "COUNT", "10", "STREAMS", STREAM, ">")
+        res.check("XREADGROUP through the old broker finds the group", bool(got))
+        res.check("A counted the probes that found it deposed", (E.info_int(a.info(), "broker_deposed") or 0) >= 1)
+        for s in (b, a):
+            rc = s.stop()
+            res.check("%s stops (rc=%s) without sanitizer/assert reports" % (s.name, rc),
+                      rc is not None and s.log_is_clean(), E.tail(s.log()))
+    finally:
+        a.cleanup()
+        b.cleanup()
+
+
 def busy_broker(res):
     """B starts while A commits back to back (30 ms per PUT) and nothing
     holds A back. A busy broker always has its next PUT in flight ahead of
@@ -232,6 +270,7 @@ def main():
     res.run("take-over under load", takeover, res)
     res.run("start-up next to a busy broker", busy_broker, res)
     res.run("take-over of an idle broker", idle_loser, res)
+    res.run("an idle deposed broker steps down by itself", idle_deposed, res)
     return res.finish()
 
 

@@ -468,5 +468,5 @@ start_server {tags {hash needs:persistence needs:restart}} {
         restart_server
         list [expr {[r hgetall small] eq $before}] $enc_before [r object encoding big] [r hlen big] \
              [r hget big f595] [expr {[r ttl t] > 900}] [r object encoding small]
-    } {1 hashtable listpack 10 595 1 listpack}
+    } [list 1 hashtable [reload_encoding listpack hashtable] 10 595 1 listpack]
 }

@@ -117,7 +117,7 @@ start_server {tags {"list" "zset" "blocking"}} {
     } {{} {} {}}
 
     test {BLMOVE inside MULTI replies null} {
-        r del l
+        r del l d
         r multi
         r blmove l d left right 0
         r brpoplpush l d 0

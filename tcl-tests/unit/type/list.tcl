@@ -191,6 +191,12 @@ start_server {tags {"list"}} {
         list [r lrem l 0 b] [r lrem l 0 c] [r exists l] [r lrem nolist 0 a]
     } {1 1 0 0}
 
+    test {LREM with the smallest count removes every match} {
+        r del l
+        r rpush l x a x x
+        list [r lrem l -9223372036854775808 x] [r lrange l 0 -1]
+    } {3 a}
+
     test {LREM across chunks} {
         r del l
         for {set i 0} {$i < 500} {incr i} {r rpush l [expr {$i % 3}]}

@@ -759,5 +759,5 @@ start_server {tags {string needs:persistence needs:restart}} {
         restart_server
         list [r get a] [r get b] [string length [r get c]] [r get bin] [expr {[r ttl t] > 900}] \
              [r object encoding a] [r object encoding b] [r object encoding c] [r object encoding d]
-    } [list 12345 {hello world} 100 "\x00\x01\xff" 1 int embstr raw int]
+    } [list 12345 {hello world} 100 "\x00\x01\xff" 1 int embstr raw [reload_encoding int raw]]
 }

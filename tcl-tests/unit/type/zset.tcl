@@ -198,6 +198,13 @@ start_server {tags {"zset"}} {
              [r zrange z 0 10 byscore limit 1 0]
     } {{b c d} {d e} {e 5 d 4} {} {} {b c d e} {}}
 
+    test {ZRANGE LIMIT with the smallest offset and count} {
+        zfill z 1 a 2 b 3 c
+        list [r zrange z -inf +inf byscore limit -9223372036854775808 1] \
+             [r zrange z -inf +inf byscore limit 0 -9223372036854775808] \
+             [r zrange z - + bylex limit 1 -9223372036854775808]
+    } {{} {a b c} {b c}}
+
     test {ZRANGEBYSCORE and ZREVRANGEBYSCORE} {
         zfill z 1 a 2 b 3 c
         list [r zrangebyscore z 1 2] [r zrangebyscore z (1 +inf withscores] [r zrevrangebyscore z 3 (1] \

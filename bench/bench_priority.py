@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""bench_priority.py -- XREADGROUP on a priority group vs a plain group,
+and the memory of the priority index (issue 10, docs/priority.md).
+
+A benchmark, not a test: it asserts nothing, it prints figures.
+
+  bench/bench_priority.py            # ENTRIES=1000000 REPEAT=5 CLIENTS=20
+
+One casq (release build, state in /dev/shm so a commit's fsync is free and
+the figures show the delivery path, not the disk) holds, for each COUNT c
+of 1, 10 and 100, a stream of min(ENTRIES, 20000 c) entries: half high
+(priority 9) then half normal. Each round creates a fresh plain group and
+a fresh FAIR priority group at 0 and runs the same redis-benchmark load on
+both, interleaved, reading the whole stream (so the priority group pays
+for classifying every entry once, as it does in real use):
+
+    XREADGROUP GROUP <g> c COUNT <c> NOACK STREAMS q<c> >
+
+(NOACK: the PEL's commit cost is the same for both kinds and would hide
+the delivery path). Printed: requests/s (median
+of the rounds) and the server's CPU time per delivered entry (user+system
+from /proc, steadier than requests/s on a shared machine), and the ratios
+priority/plain (goal: throughput >= 0.9x).
+
+Memory: INFO used_memory before and after a priority group indexes every
+entry of the stream as undelivered (XINFO GROUPS classifies them all),
+divided by the entries (goal: <= 24 bytes per undelivered entry).
+
+Knobs (environment): ENTRIES, REPEAT, CLIENTS, COUNTS="1 10 100",
+CASQ_BIN (default build/release/casq-server), PORT (default 30800).
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+CASQ_BIN = os.environ.get("CASQ_BIN", os.path.join(ROOT, "build", "release", "casq-server"))
+ENTRIES = int(os.environ.get("ENTRIES", "1000000"))
+REPEAT = int(os.environ.get("REPEAT", "5"))
+CLIENTS = int(os.environ.get("CLIENTS", "20"))
+COUNTS = [int(x) for x in os.environ.get("COUNTS", "1 10 100").split()]
+PORT = int(os.environ.get("PORT", "30800"))
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench(port, *cmd, n):
+    out = subprocess.run(["redis-benchmark", "-p", str(port), "-n", str(n), "-c", str(CLIENTS), "-q", *cmd],
+                         capture_output=True, text=True, check=True).stdout
+    # "XREADGROUP ...: 12345.67 requests per second, p50=..."
+    line = [x for x in out.replace("\r", "\n").splitlines() if "requests per second" in x][-1]
+    return float(line.split(":")[1].split("requests")[0])
+
+
+def main():
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    work = tempfile.mkdtemp(prefix="casq-bench-prio-", dir=base)
+    binary = os.path.join(work, "casq-server")
+    shutil.copy(CASQ_BIN, binary)
+    proc = subprocess.Popen([binary, "--port", str(PORT), "--bind", "127.0.0.1", "--dir", work],
+                            stdout=open(os.path.join(work, "log"), "wb"), stderr=subprocess.STDOUT)
+    try:
+        r = redis.Redis(port=PORT, socket_timeout=120)
+        for _ in range(200):
+            try:
+                r.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        t = time.time()
+        sizes = {}
+        for count in COUNTS:
+            half = min(ENTRIES, 20000 * count) // 2
+            sizes[count] = 2 * half
+            for prio in ("9", "1"):
+                subprocess.run(["redis-benchmark", "-p", str(PORT), "-n", str(half), "-c", "50", "-P", "50", "-q",
+                                "XADD", f"q{count}", "*", "priority", prio, "job", "payload-of-a-job"],
+                               capture_output=True, check=True)
+        print(f"streams: {sizes} entries, pushed in {time.time() - t:.1f} s")
+        # Let the entries be sealed into segments first: until then every
+        # commit writes them all, which would swamp the comparison.
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            r.set("settle", "x")
+            if int(r.info("all").get("root_bytes_last", 0)) < 256 * 1024:
+                break
+            time.sleep(0.2)
+        big = max(COUNTS)
+
+        # Memory of the index: every entry undelivered in one priority group.
+        m0 = r.info("memory")["used_memory"]
+        r.execute_command("XGROUP", "CREATE", f"q{big}", "memprobe", "0", "PRIORITY", "FAIR")
+        lag = None
+        for g in r.execute_command("XINFO", "GROUPS", f"q{big}"):
+            d = dict(zip(g[::2], g[1::2]))
+            if d[b"name"] == b"memprobe":
+                lag = d[b"lag"]
+        m1 = r.info("memory")["used_memory"]
+        print(f"memory: {m1 - m0} bytes for {lag} undelivered entries = {(m1 - m0) / max(lag, 1):.2f} bytes/entry "
+              f"(goal <= 24)")
+        r.execute_command("XGROUP", "DESTROY", f"q{big}", "memprobe")
+
+        print(f"\nXREADGROUP ... COUNT c NOACK, {CLIENTS} clients, median of {REPEAT} rounds")
+        print(f"{'COUNT':>5} {'plain rps':>11} {'prio rps':>11} {'ratio':>6} {'plain us/entry':>15} "
+              f"{'prio us/entry':>14} {'ratio':>6}")
+        gid = 0
+        for count in COUNTS:
+            n = sizes[count] // count
+            res = {"plain": [], "prio": []}
+            cpu = {"plain": [], "prio": []}
+            for rnd in range(REPEAT):
+                # Alternate which kind goes first (background noise, caches).
+                for kind in (("plain", "prio") if rnd % 2 == 0 else ("prio", "plain")):
+                    gid += 1
+                    g = f"{kind}{gid}"
+                    extra = ["PRIORITY", "FAIR"] if kind == "prio" else []
+                    r.execute_command("XGROUP", "CREATE", f"q{count}", g, "0", *extra)
+                    c0 = cpu_seconds(proc.pid)
+                    rps = bench(PORT, "XREADGROUP", "GROUP", g, "c", "COUNT", str(count), "NOACK", "STREAMS",
+                                f"q{count}", ">", n=n)
+                    c1 = cpu_seconds(proc.pid)
+                    res[kind].append(rps)
+                    cpu[kind].append((c1 - c0) * 1e6 / (n * count))
+                    r.execute_command("XGROUP", "DESTROY", f"q{count}", g)
+            pr, qr = statistics.median(res["plain"]), statistics.median(res["prio"])
+            pc, qc = statistics.median(cpu["plain"]), statistics.median(cpu["prio"])
+            print(f"{count:>5} {pr:>11.0f} {qr:>11.0f} {qr / pr:>6.2f} {pc:>15.2f} {qc:>14.2f} {pc / qc:>6.2f}")
+        print("\nratios: priority/plain for rps, plain/priority for CPU (>= 0.9 is the goal for both)")
+    finally:
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

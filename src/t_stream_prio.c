@@ -1,0 +1,678 @@
+/* t_stream_prio.c -- priority delivery for consumer groups (issue 10,
+ * design.md §8, docs/priority.md).
+ *
+ * A group with priority on delivers XREADGROUP ">" by a schedule over
+ * classes read from one field of each entry (default "priority"; missing
+ * or not an integer counts as 4, as in RabbitMQ):
+ *
+ *  - FAIR: two classes, high (>= 5) and normal (< 5), served by a
+ *    weighted round robin (2:1 by default): the cycle has weights[0] slots
+ *    of high then weights[1] slots of normal; a slot whose class has
+ *    nothing undelivered is skipped. RabbitMQ 4.0's quorum queues.
+ *  - STRICT: levels 0..31 (above 31 counts as 31, below 0 as 0), highest
+ *    first; with MAXWAIT, the oldest undelivered head whose ID time is
+ *    more than max_wait ms in the past goes first whatever its level.
+ *
+ * Within a class delivery is FIFO (ID order), so a class's delivered set
+ * is "every entry of the class up to its cursor": the durable state is
+ * just the cursors, the cycle position and the settings (the "priority"
+ * object of a group in the state document). In memory, each class has a
+ * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
+ * chunks), filled by classifying new entries once, in ID order, up to
+ * `scanned`. Deleted entries (XDEL, trimming) are dropped lazily: a
+ * delivery skips IDs that no longer exist, and XINFO purges the queues
+ * when entries were removed since it last looked, so its counts and the
+ * lag are exact. IDs only: nodes may split, leave or join segments. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jsonutil.h"
+#include "t_stream.h"
+
+/* ========================================================================
+ * Per-class FIFO of entry IDs
+ * ===================================================================== */
+
+#define PRIO_CHUNK_IDS 255 /* a chunk is 4 KB */
+
+typedef struct prioChunk {
+    struct prioChunk *next;
+    uint32_t used; /* IDs written in ids */
+    streamID ids[PRIO_CHUNK_IDS];
+} prioChunk;
+
+typedef struct prioQueue {
+    prioChunk *head, *tail;
+    uint32_t hpos;  /* next ID to pop in head */
+    uint64_t size;  /* IDs queued */
+} prioQueue;
+
+static void queuePush(prioQueue *q, const streamID *id) {
+    if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) {
+        prioChunk *ch = zmalloc(sizeof(*ch));
+        ch->next = NULL;
+        ch->used = 0;
+        if (q->tail) q->tail->next = ch;
+        else {
+            q->head = ch;
+            q->hpos = 0;
+        }
+        q->tail = ch;
+    }
+    q->tail->ids[q->tail->used++] = *id;
+    q->size++;
+}
+
+static const streamID *queueHead(const prioQueue *q) { return q->size ? &q->head->ids[q->hpos] : NULL; }
+
+static void queuePop(prioQueue *q) {
+    if (!q->size) return;
+    q->size--;
+    if (++q->hpos == q->head->used) {
+        prioChunk *next = q->head->next;
+        zfree(q->head);
+        q->head = next;
+        q->hpos = 0;
+        if (!next) q->tail = NULL;
+    }
+}
+
+static void queueClear(prioQueue *q) {
+    prioChunk *ch = q->head;
+    while (ch) {
+        prioChunk *next = ch->next;
+        zfree(ch);
+        ch = next;
+    }
+    memset(q, 0, sizeof(*q));
+}
+
+/* ========================================================================
+ * The group's priority state
+ * ===================================================================== */
+
+#define PRIO_FAIR 1
+#define PRIO_STRICT 2
+#define PRIO_MAX_CLASSES 32
+#define PRIO_DEFAULT 4       /* priority of an entry without a valid one */
+#define PRIO_FAIR_HIGH_MIN 5 /* fair mode: >= 5 is high */
+#define PRIO_MAX_WEIGHT 1000000
+
+struct streamPrio {
+    int mode;                 /* PRIO_FAIR or PRIO_STRICT */
+    sds field;                /* the entry field holding the priority */
+    uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
+    uint32_t cycle_pos;       /* fair: next slot of the cycle */
+    long long max_wait;       /* strict: starvation guard in ms, 0 = off */
+    int nclasses;             /* 2 (fair: 0 high, 1 normal) or 32 (levels) */
+    streamID cursor[PRIO_MAX_CLASSES]; /* durable: every entry of the class
+                                        * with ID <= cursor was delivered */
+    streamID scanned;         /* every entry <= scanned is classified */
+    prioQueue q[PRIO_MAX_CLASSES]; /* undelivered IDs per class */
+    streamEntryHint hint[PRIO_MAX_CLASSES]; /* where each class's last
+                                             * delivery was found */
+    uint64_t removed_seen;    /* entries_added - length when the queues
+                               * were last purged of deleted entries */
+};
+
+static streamPrio *prioNew(int mode, const char *field, size_t flen) {
+    streamPrio *p = zcalloc(sizeof(*p));
+    p->mode = mode;
+    p->field = sdsnewlen(field, flen);
+    p->weights[0] = 2;
+    p->weights[1] = 1;
+    p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
+    return p;
+}
+
+void streamPrioFree(streamPrio *p) {
+    if (!p) return;
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) queueClear(&p->q[k]);
+    sdsfree(p->field);
+    zfree(p);
+}
+
+/* Every class restarts after id: the index is rebuilt lazily. */
+static void prioResetCursors(streamPrio *p, const streamID *id) {
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
+        queueClear(&p->q[k]);
+        p->cursor[k] = *id;
+    }
+    p->scanned = *id;
+}
+
+/* The queues are dropped and rebuilt from the cursors (after a load, a
+ * copy): entries above the lowest cursor are classified again. */
+static void prioRebuildIndex(streamPrio *p) {
+    streamID low = p->cursor[0];
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
+        queueClear(&p->q[k]);
+        if (k < p->nclasses && streamCompareID(&p->cursor[k], &low) < 0) low = p->cursor[k];
+    }
+    p->scanned = low;
+}
+
+streamPrio *streamPrioDup(const streamPrio *src) {
+    if (!src) return NULL;
+    streamPrio *p = prioNew(src->mode, src->field, sdslen(src->field));
+    p->weights[0] = src->weights[0];
+    p->weights[1] = src->weights[1];
+    p->cycle_pos = src->cycle_pos;
+    p->max_wait = src->max_wait;
+    memcpy(p->cursor, src->cursor, sizeof(p->cursor));
+    prioRebuildIndex(p);
+    return p;
+}
+
+/* ========================================================================
+ * Classifying entries
+ * ===================================================================== */
+
+/* The priority value of an entry's field value (RabbitMQ: a missing or
+ * malformed priority is 4). */
+static long long prioValue(const unsigned char *v, size_t vlen) {
+    long long ll;
+    if (!string2ll((const char *)v, vlen, &ll)) return PRIO_DEFAULT;
+    return ll;
+}
+
+static int prioClassOf(const streamPrio *p, long long value) {
+    if (p->mode == PRIO_FAIR) return value >= PRIO_FAIR_HIGH_MIN ? 0 : 1;
+    if (value < 0) return 0;
+    if (value >= PRIO_MAX_CLASSES) return PRIO_MAX_CLASSES - 1;
+    return (int)value;
+}
+
+/* The class of the entry the iterator is on (its fields not read yet). */
+static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t numfields) {
+    long long value = PRIO_DEFAULT;
+    size_t fl = sdslen(p->field);
+    while (numfields--) {
+        const unsigned char *f, *v;
+        size_t flen, vlen;
+        streamIteratorGetField(si, &f, &flen, &v, &vlen);
+        if (flen == fl && !memcmp(f, p->field, fl)) {
+            value = prioValue(v, vlen); /* the last one wins, as in HGET-like lookups */
+        }
+    }
+    return prioClassOf(p, value);
+}
+
+/* The class of one entry by ID, or -1 if it does not exist. */
+static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
+    streamIterator si;
+    streamID cur;
+    int64_t numfields;
+    int cls = -1;
+    streamIteratorStart(&si, s, id, id, 0);
+    if (streamIteratorGetID(&si, &cur, &numfields)) cls = prioClassOfCurrent(p, &si, numfields);
+    streamIteratorStop(&si);
+    return cls;
+}
+
+/* Classifies the entries added since the last call: each goes to its
+ * class's queue unless that class already delivered past it. */
+static void prioClassifyNew(streamPrio *p, stream *s) {
+    if (streamCompareID(&s->last_id, &p->scanned) <= 0) return;
+    streamID start = p->scanned, id;
+    if (streamIncrID(&start) != C_OK) return;
+    streamIterator si;
+    int64_t numfields;
+    streamIteratorStart(&si, s, &start, NULL, 0);
+    while (streamIteratorGetID(&si, &id, &numfields)) {
+        int cls = prioClassOfCurrent(p, &si, numfields);
+        if (streamCompareID(&id, &p->cursor[cls]) > 0) queuePush(&p->q[cls], &id);
+        p->scanned = id;
+    }
+    streamIteratorStop(&si);
+    /* Nothing is left to classify up to the stream's last ID. */
+    if (streamCompareID(&s->last_id, &p->scanned) > 0) p->scanned = s->last_id;
+}
+
+static uint64_t streamRemovedCount(const stream *s) { return s->entries_added - s->length; }
+
+/* Drops deleted IDs from every queue (XINFO's exact counts). */
+static void prioPurgeDeleted(streamPrio *p, stream *s) {
+    if (streamRemovedCount(s) == p->removed_seen) return;
+    for (int k = 0; k < p->nclasses; k++) {
+        prioQueue *q = &p->q[k], fresh = {0};
+        if (!q->size) continue;
+        while (q->size) {
+            const streamID *id = queueHead(q);
+            if (streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) queuePush(&fresh, id);
+            queuePop(q);
+        }
+        *q = fresh;
+    }
+    p->removed_seen = streamRemovedCount(s);
+}
+
+/* Drops deleted IDs at the heads of the queues, so that a non-empty
+ * queue has a deliverable head. Trimmed IDs (below the first entry) go
+ * without a lookup. */
+static void prioPurgeHeads(streamPrio *p, stream *s) {
+    int check = streamRemovedCount(s) != p->removed_seen;
+    if (!check) return;
+    for (int k = 0; k < p->nclasses; k++) {
+        prioQueue *q = &p->q[k];
+        while (q->size) {
+            const streamID *id = queueHead(q);
+            if (s->length && streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) break;
+            queuePop(q);
+        }
+    }
+}
+
+static uint64_t prioUndelivered(const streamPrio *p) {
+    uint64_t n = 0;
+    for (int k = 0; k < p->nclasses; k++) n += p->q[k].size;
+    return n;
+}
+
+int streamPrioHasUndelivered(stream *s, streamCG *cg) {
+    streamPrio *p = cg->prio;
+    prioClassifyNew(p, s);
+    prioPurgeHeads(p, s);
+    return prioUndelivered(p) != 0;
+}
+
+/* Exact number of undelivered entries (XINFO lag). */
+long long streamPrioLag(stream *s, streamCG *cg) {
+    streamPrio *p = cg->prio;
+    prioClassifyNew(p, s);
+    prioPurgeDeleted(p, s);
+    return (long long)prioUndelivered(p);
+}
+
+/* ========================================================================
+ * The schedule
+ * ===================================================================== */
+
+/* The class to serve next and, for fair mode, the cycle position after
+ * it (*next_pos); -1 if every queue is empty. Changes nothing. */
+static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
+    *next_pos = p->cycle_pos;
+    if (p->mode == PRIO_FAIR) {
+        uint32_t total = p->weights[0] + p->weights[1];
+        uint32_t pos = p->cycle_pos % total;
+        int cls = pos < p->weights[0] ? 0 : 1;
+        if (p->q[cls].size) {
+            *next_pos = (pos + 1) % total;
+            return cls;
+        }
+        /* The slot's class is empty: its remaining slots are skipped, the
+         * first slot of the other class serves. */
+        cls ^= 1;
+        if (!p->q[cls].size) return -1;
+        uint32_t slot = cls == 1 ? p->weights[0] : 0;
+        *next_pos = (slot + 1) % total;
+        return cls;
+    }
+    /* Strict: the starvation guard first, then the highest level. */
+    if (p->max_wait) {
+        long long now = commandTimeSnapshot();
+        int oldest = -1;
+        for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
+            const streamID *h = queueHead(&p->q[k]);
+            if (h && (oldest < 0 || streamCompareID(h, queueHead(&p->q[oldest])) < 0)) oldest = k;
+        }
+        if (oldest >= 0 && now - (long long)queueHead(&p->q[oldest])->ms > p->max_wait) return oldest;
+    }
+    for (int k = PRIO_MAX_CLASSES - 1; k >= 0; k--)
+        if (p->q[k].size) return k;
+    return -1;
+}
+
+/* Delivers up to count entries (0: all) by the schedule, as XREADGROUP
+ * ">" does: [[id, [f, v, ...]], ...], each entering the PELs unless
+ * noack. Returns the number sent. */
+size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *consumer, size_t count, int noack) {
+    streamPrio *p = cg->prio;
+    void *lenp = addReplyDeferredLen(c);
+    size_t sent = 0;
+    prioClassifyNew(p, s);
+    while (!count || sent < count) {
+        uint32_t next_pos;
+        int cls = prioPickClass(p, &next_pos);
+        if (cls < 0) break;
+        streamID id = *queueHead(&p->q[cls]);
+        queuePop(&p->q[cls]);
+        p->cursor[cls] = id;
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls]))
+            continue; /* deleted since it was classified */
+        p->cycle_pos = next_pos;
+        if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
+        if (!noack) {
+            streamNACK *nack = streamCreateNACK(consumer);
+            void *existing = NULL;
+            if (!idtreeInsert(&cg->pel, &id, nack, &existing)) {
+                /* Delivered before, then SETID moved the group back. */
+                streamFreeNACK(nack);
+                nack = existing;
+                idtreeRemove(&nack->consumer->pel, &id, NULL);
+                nack->consumer = consumer;
+                nack->delivery_time = commandTimeSnapshot();
+                nack->delivery_count = 1;
+            }
+            idtreeInsert(&consumer->pel, &id, nack, NULL);
+        }
+        consumer->active_time = commandTimeSnapshot();
+        sent++;
+    }
+    setDeferredArrayLen(c, lenp, (long)sent);
+    return sent;
+}
+
+/* ========================================================================
+ * Settings: XGROUP PRIORITY and XGROUP CREATE ... PRIORITY
+ * ===================================================================== */
+
+/* Parses "OFF | FAIR [WEIGHTS high normal] | STRICT [MAXWAIT ms]
+ * [FIELD name]" from argv[*j]; on success *j is past the last argument
+ * used (options may come in any order; parsing stops at the first word
+ * that is not one of them, so XGROUP CREATE may go on with MKSTREAM). */
+int streamPrioParseOrReply(client *c, int *j, streamPrioSpec *spec) {
+    memset(spec, 0, sizeof(*spec));
+    int i = *j;
+    if (i >= c->argc) {
+        addReplyErrorSyntax(c);
+        return C_ERR;
+    }
+    if (!strcasecmp(c->argv[i], "OFF")) spec->mode = 0;
+    else if (!strcasecmp(c->argv[i], "FAIR")) spec->mode = PRIO_FAIR;
+    else if (!strcasecmp(c->argv[i], "STRICT")) spec->mode = PRIO_STRICT;
+    else {
+        addReplyError(c, "PRIORITY must be followed by OFF, FAIR or STRICT");
+        return C_ERR;
+    }
+    i++;
+    while (i < c->argc && spec->mode) {
+        int moreargs = c->argc - i - 1;
+        if (spec->mode == PRIO_FAIR && !strcasecmp(c->argv[i], "WEIGHTS") && moreargs >= 2) {
+            long long w[2];
+            for (int k = 0; k < 2; k++) {
+                if (getLongLongFromObjectOrReply(c, c->argv[i + 1 + k], &w[k], NULL) != C_OK) return C_ERR;
+                if (w[k] < 1 || w[k] > PRIO_MAX_WEIGHT) {
+                    addReplyError(c, "WEIGHTS must be integers between 1 and 1000000");
+                    return C_ERR;
+                }
+            }
+            spec->weights[0] = (uint32_t)w[0];
+            spec->weights[1] = (uint32_t)w[1];
+            spec->has_weights = 1;
+            i += 3;
+        } else if (spec->mode == PRIO_STRICT && !strcasecmp(c->argv[i], "MAXWAIT") && moreargs >= 1) {
+            long long ms;
+            if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &ms, NULL) != C_OK) return C_ERR;
+            if (ms < 0) {
+                addReplyError(c, "MAXWAIT must be >= 0 (0: no starvation guard)");
+                return C_ERR;
+            }
+            spec->max_wait = ms;
+            spec->has_max_wait = 1;
+            i += 2;
+        } else if (!strcasecmp(c->argv[i], "FIELD") && moreargs >= 1) {
+            if (sdslen(c->argv[i + 1]) == 0) {
+                addReplyError(c, "FIELD name must not be empty");
+                return C_ERR;
+            }
+            spec->field = c->argv[i + 1];
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    *j = i;
+    return C_OK;
+}
+
+/* The lowest undelivered ID's predecessor, or the group's last ID when
+ * nothing is undelivered: where a restarted schedule (or a plain group)
+ * begins so that no undelivered entry is skipped. */
+static streamID prioRestartPoint(stream *s, streamCG *cg) {
+    streamPrio *p = cg->prio;
+    prioClassifyNew(p, s);
+    prioPurgeDeleted(p, s);
+    const streamID *low = NULL;
+    for (int k = 0; k < p->nclasses; k++) {
+        const streamID *h = queueHead(&p->q[k]);
+        if (h && (!low || streamCompareID(h, low) < 0)) low = h;
+    }
+    if (!low) return cg->last_id;
+    streamID r = *low;
+    streamDecrID(&r);
+    return r;
+}
+
+/* Applies a parsed spec to a group: OFF turns priority off (the group's
+ * last ID becomes the restart point: nothing undelivered is skipped);
+ * WEIGHTS and MAXWAIT change the settings in place (WEIGHTS restarts the
+ * cycle); a new mode or field restarts every class at the restart
+ * point. */
+void streamPrioApply(stream *s, streamCG *cg, const streamPrioSpec *spec) {
+    streamPrio *p = cg->prio;
+    const char *field = spec->field ? spec->field : (p ? p->field : "priority");
+    size_t flen = spec->field ? sdslen(spec->field) : (p ? sdslen(p->field) : 8);
+    if (!spec->mode) {
+        if (!p) return;
+        cg->last_id = prioRestartPoint(s, cg);
+        cg->entries_read = streamEstimateDistanceFromFirstEverEntry(s, &cg->last_id);
+        streamPrioFree(p);
+        cg->prio = NULL;
+        return;
+    }
+    if (!p || p->mode != spec->mode || sdslen(p->field) != flen || memcmp(p->field, field, flen)) {
+        streamID start = p ? prioRestartPoint(s, cg) : cg->last_id;
+        streamPrio *np = prioNew(spec->mode, field, flen);
+        if (p) {
+            np->weights[0] = p->weights[0];
+            np->weights[1] = p->weights[1];
+            np->max_wait = p->max_wait;
+            streamPrioFree(p);
+        }
+        prioResetCursors(np, &start);
+        np->removed_seen = streamRemovedCount(s);
+        cg->prio = p = np;
+        cg->entries_read = SCG_INVALID_ENTRIES_READ;
+    }
+    if (spec->has_weights) {
+        p->weights[0] = spec->weights[0];
+        p->weights[1] = spec->weights[1];
+        p->cycle_pos = 0;
+    }
+    if (spec->has_max_wait) p->max_wait = spec->max_wait;
+}
+
+/* XGROUP SETID on a priority group: every class restarts after id. */
+void streamPrioSetID(stream *s, streamCG *cg, const streamID *id) {
+    prioResetCursors(cg->prio, id);
+    cg->prio->removed_seen = streamRemovedCount(s);
+}
+
+/* ========================================================================
+ * XINFO
+ * ===================================================================== */
+
+static const char *prioModeName(const streamPrio *p) { return p->mode == PRIO_FAIR ? "fair" : "strict"; }
+
+int streamPrioInfoFieldCount(const streamCG *cg) {
+    if (!cg->prio) return 0;
+    return cg->prio->mode == PRIO_FAIR ? 5 : 4;
+}
+
+/* The extra fields of a priority group in XINFO GROUPS and XINFO STREAM
+ * FULL (streamPrioInfoFieldCount of them): priority, priority-field,
+ * weights + cycle-position (fair) or max-wait (strict), and classes: one
+ * map per class (fair: high, normal; strict: every level with undelivered
+ * or pending entries) with its undelivered and pending counts. */
+void streamPrioReplyInfo(client *c, stream *s, streamCG *cg) {
+    streamPrio *p = cg->prio;
+    prioClassifyNew(p, s);
+    prioPurgeDeleted(p, s);
+    addReplyBulkCString(c, "priority");
+    addReplyBulkCString(c, prioModeName(p));
+    addReplyBulkCString(c, "priority-field");
+    addReplyBulk(c, p->field, sdslen(p->field));
+    if (p->mode == PRIO_FAIR) {
+        addReplyBulkCString(c, "weights");
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, p->weights[0]);
+        addReplyLongLong(c, p->weights[1]);
+        addReplyBulkCString(c, "cycle-position");
+        addReplyLongLong(c, p->cycle_pos);
+    } else {
+        addReplyBulkCString(c, "max-wait");
+        addReplyLongLong(c, p->max_wait);
+    }
+    /* Pending per class: each pending entry's class (a deleted entry
+     * counts as the default priority's). */
+    uint64_t pending[PRIO_MAX_CLASSES] = {0};
+    idtreeIter it;
+    for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        int cls = prioClassOfID(p, s, idtreeIterKey(&it));
+        if (cls < 0) cls = prioClassOf(p, PRIO_DEFAULT);
+        pending[cls]++;
+    }
+    addReplyBulkCString(c, "classes");
+    int shown = 0;
+    for (int k = 0; k < p->nclasses; k++)
+        if (p->mode == PRIO_FAIR || p->q[k].size || pending[k]) shown++;
+    addReplyArrayLen(c, shown);
+    for (int n = 0; n < p->nclasses; n++) {
+        /* Strict levels are listed highest first, like the schedule. */
+        int k = p->mode == PRIO_STRICT ? p->nclasses - 1 - n : n;
+        if (p->mode == PRIO_STRICT && !p->q[k].size && !pending[k]) continue;
+        addReplyMapLen(c, 3);
+        addReplyBulkCString(c, "class");
+        if (p->mode == PRIO_FAIR) addReplyBulkCString(c, k == 0 ? "high" : "normal");
+        else addReplyLongLong(c, k);
+        addReplyBulkCString(c, "undelivered");
+        addReplyLongLong(c, (long long)p->q[k].size);
+        addReplyBulkCString(c, "pending");
+        addReplyLongLong(c, (long long)pending[k]);
+    }
+}
+
+/* ========================================================================
+ * The state document
+ * ===================================================================== */
+
+/* The group's "priority" object (docs/state-format.md). */
+sds streamPrioCatJSON(sds out, const streamCG *cg) {
+    const streamPrio *p = cg->prio;
+    out = sdscatlen(out, "{\"mode\":\"", 9);
+    out = sdscat(out, prioModeName(p));
+    out = sdscatlen(out, "\",\"field\":", 10);
+    out = jsonCatBytes(out, p->field, sdslen(p->field));
+    if (p->mode == PRIO_FAIR) {
+        out = sdscatprintf(out, ",\"weights\":[%u,%u],\"cycle_pos\":%u", p->weights[0], p->weights[1],
+                           p->cycle_pos);
+    } else {
+        out = sdscatlen(out, ",\"max_wait_ms\":", 15);
+        out = jsonCatI64(out, p->max_wait);
+    }
+    out = sdscatlen(out, ",\"cursors\":[", 12);
+    for (int k = 0; k < p->nclasses; k++) {
+        if (k) out = sdscatlen(out, ",", 1);
+        out = jsonCatStreamID(out, &p->cursor[k]);
+    }
+    return sdscatlen(out, "]}", 2);
+}
+
+static int prioLoadError(sds *err, const char *msg) {
+    *err = sdscatprintf(sdsempty(), "priority: %s", msg);
+    return C_ERR;
+}
+
+/* Loads a group's "priority" object, validating everything. */
+int streamPrioFromJSON(stream *s, streamCG *cg, const cJSON *obj, sds *err) {
+    sds msg = NULL;
+    if (!cJSON_IsObject(obj)) return prioLoadError(err, "expected an object");
+    static const char *const fields[] = {"mode", "field", "weights", "cycle_pos", "max_wait_ms", "cursors", NULL};
+    if (jsonCheckFields(obj, fields, "priority", &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(obj, "mode");
+    int m;
+    if (cJSON_IsString(mode) && !strcmp(mode->valuestring, "fair")) m = PRIO_FAIR;
+    else if (cJSON_IsString(mode) && !strcmp(mode->valuestring, "strict")) m = PRIO_STRICT;
+    else return prioLoadError(err, "mode: expected \"fair\" or \"strict\"");
+    sds field;
+    if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(obj, "field"), &field, "priority field", &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    if (!sdslen(field)) {
+        sdsfree(field);
+        return prioLoadError(err, "field: must not be empty");
+    }
+    streamPrio *p = prioNew(m, field, sdslen(field));
+    sdsfree(field);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(obj, "weights");
+    const cJSON *cp = cJSON_GetObjectItemCaseSensitive(obj, "cycle_pos");
+    const cJSON *mw = cJSON_GetObjectItemCaseSensitive(obj, "max_wait_ms");
+    const char *bad = NULL;
+    if (m == PRIO_FAIR) {
+        if (mw) bad = "max_wait_ms: only for strict mode";
+        else if (!cJSON_IsArray(w) || cJSON_GetArraySize(w) != 2) bad = "weights: expected [high, normal]";
+        else {
+            for (int k = 0; k < 2 && !bad; k++) {
+                uint64_t v;
+                sds e = NULL;
+                if (jsonGetU64(cJSON_GetArrayItem(w, k), &v, "weight", &e) != C_OK || v < 1 || v > PRIO_MAX_WEIGHT)
+                    bad = "weights: integers between 1 and 1000000";
+                else p->weights[k] = (uint32_t)v;
+                if (e) sdsfree(e);
+            }
+        }
+        if (!bad) {
+            uint64_t v;
+            sds e = NULL;
+            if (jsonGetU64(cp, &v, "cycle_pos", &e) != C_OK || v >= (uint64_t)p->weights[0] + p->weights[1])
+                bad = "cycle_pos: an integer below the sum of the weights";
+            else p->cycle_pos = (uint32_t)v;
+            if (e) sdsfree(e);
+        }
+    } else {
+        if (w || cp) bad = "weights and cycle_pos: only for fair mode";
+        else {
+            int64_t v;
+            sds e = NULL;
+            if (jsonGetI64(mw, &v, "max_wait_ms", &e) != C_OK || v < 0) bad = "max_wait_ms: an integer >= 0";
+            else p->max_wait = v;
+            if (e) sdsfree(e);
+        }
+    }
+    const cJSON *cur = cJSON_GetObjectItemCaseSensitive(obj, "cursors");
+    if (!bad && (!cJSON_IsArray(cur) || cJSON_GetArraySize(cur) != p->nclasses))
+        bad = m == PRIO_FAIR ? "cursors: expected 2 IDs" : "cursors: expected 32 IDs";
+    for (int k = 0; !bad && k < p->nclasses; k++) {
+        sds e = NULL;
+        if (jsonGetStreamID(cJSON_GetArrayItem(cur, k), &p->cursor[k], "cursor", &e) != C_OK) bad = "cursors: bad ID";
+        if (e) sdsfree(e);
+    }
+    if (bad) {
+        streamPrioFree(p);
+        return prioLoadError(err, bad);
+    }
+    prioRebuildIndex(p);
+    /* The queues are rebuilt from live entries only: nothing to purge. */
+    p->removed_seen = streamRemovedCount(s);
+    cg->prio = p;
+    return C_OK;
+}
+
+/* Memory of the index (MEMORY USAGE): the chunks of every queue. */
+size_t streamPrioMemoryUsage(const streamCG *cg) {
+    const streamPrio *p = cg->prio;
+    if (!p) return 0;
+    size_t n = sizeof(*p) + sdsalloc(p->field);
+    for (int k = 0; k < p->nclasses; k++) {
+        for (const prioChunk *ch = p->q[k].head; ch; ch = ch->next) n += sizeof(*ch);
+    }
+    return n;
+}
