@@ -13,8 +13,8 @@
  * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
- * lines in the configuration, ACL DRYRUN. Not (yet): selectors, ACL
- * GETUSER/LIST/LOG/SAVE/LOAD, aclfile.
+ * lines in the configuration, ACL DRYRUN, ACL LOG. Not (yet): selectors,
+ * ACL GETUSER/LIST/SAVE/LOAD, aclfile.
  *
  * Users are configuration, not queue state: they live in this process
  * only (not in the state document) and are gone after a restart; every
@@ -162,8 +162,11 @@ int aclLoadConfiguredUsers(sds *err) {
     return ret;
 }
 
+static void aclLogFreeAll(void);
+
 void aclFreeAll(void) {
     freeConfigUsers();
+    aclLogFreeAll();
     if (!Users) return;
     dictIterator it;
     dictEntry *de;
@@ -575,6 +578,8 @@ sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int ar
     int errpos;
     int res = aclCheckPermFor(caller->user, cmd, argv, argc, &errpos);
     if (res == ACL_OK) return NULL;
+    aclLogDenied(caller, res, ACL_LOG_CTX_LUA, 0, NULL,
+                 res == ACL_DENIED_CMD ? cmd->fullname : argv[errpos]);
     sds err = sdsnew("ERR ACL failure in script: ");
     if (res == ACL_DENIED_CMD)
         return sdscatprintf(err, "User %s has no permissions to run the '%s' command", caller->user->name,
@@ -591,6 +596,145 @@ sds aclDeniedMessage(client *c, int reason) {
     case ACL_DENIED_KEY: return sdsnew("-NOPERM No permissions to access a key");
     default: return sdsnew("-NOPERM No permissions to access a channel");
     }
+}
+
+/* ========================================================================
+ * ACL LOG: refused commands and authentications, as Redis 7.2
+ * ===================================================================== */
+
+#define ACL_LOG_GROUPING_MAX_TIME_DELTA 60000 /* ms: repeats within it share an entry */
+
+typedef struct aclLogEntry {
+    long long count;
+    int reason;  /* ACL_DENIED_* */
+    int context; /* ACL_LOG_CTX_* */
+    sds object;  /* the command, key, channel, or AUTH/HELLO */
+    sds username;
+    long long ctime;             /* last occurrence, unix ms */
+    long long entry_id;
+    long long timestamp_created; /* first occurrence */
+    sds cinfo;                   /* CLIENT LIST line of the last client */
+} aclLogEntry;
+
+static list *AclLog;
+static long long AclLogEntryCount;
+
+static void aclFreeLogEntry(aclLogEntry *le) {
+    sdsfree(le->object);
+    sdsfree(le->username);
+    sdsfree(le->cinfo);
+    zfree(le);
+}
+
+static void aclLogTrim(void) {
+    while (AclLog && listLength(AclLog) > (unsigned long)server.cfg.acllog_max_len) {
+        listNode *ln = listLast(AclLog);
+        aclFreeLogEntry(ln->value);
+        listDelNode(AclLog, ln);
+    }
+}
+
+/* Records a refusal: username NULL is the client's user; object NULL is
+ * what the reason names (the command, the argument at argpos, or the
+ * command name for AUTH). Also counts it for INFO stats. */
+void aclLogDenied(client *c, int reason, int context, int argpos, const char *username, const char *object) {
+    switch (reason) {
+    case ACL_DENIED_AUTH: server.stat_acl_denied_auth++; break;
+    case ACL_DENIED_CMD: server.stat_acl_denied_cmd++; break;
+    case ACL_DENIED_KEY: server.stat_acl_denied_key++; break;
+    default: server.stat_acl_denied_channel++; break;
+    }
+    if (!AclLog) AclLog = listCreate();
+    aclLogEntry *le = zcalloc(sizeof(*le));
+    le->count = 1;
+    le->reason = reason;
+    le->context = context;
+    le->username = sdsnew(username ? username : aclClientUserName(c));
+    if (object) le->object = sdsnew(object);
+    else if (reason == ACL_DENIED_CMD) le->object = sdsdup(c->cmd->fullname);
+    else if (reason == ACL_DENIED_AUTH) le->object = sdsdup(c->argv[0]);
+    else le->object = sdsdup(c->argv[argpos]);
+    le->ctime = le->timestamp_created = commandTimeSnapshot();
+    le->cinfo = catClientInfoString(sdsempty(), c);
+
+    /* The same refusal within a minute bumps an existing entry (of the 10
+     * most recent ones), as Redis groups them. */
+    long toscan = 10;
+    for (listNode *ln = listFirst(AclLog); ln && toscan--; ln = ln->next) {
+        aclLogEntry *cur = ln->value;
+        if (cur->reason != le->reason || cur->context != le->context ||
+            le->ctime - cur->ctime > ACL_LOG_GROUPING_MAX_TIME_DELTA || sdscmp(cur->object, le->object) ||
+            sdscmp(cur->username, le->username))
+            continue;
+        sdsfree(cur->cinfo);
+        cur->cinfo = le->cinfo;
+        le->cinfo = NULL;
+        cur->ctime = le->ctime;
+        cur->count++;
+        listDelNode(AclLog, ln);
+        listAddNodeHead(AclLog, cur);
+        aclFreeLogEntry(le);
+        return;
+    }
+    le->entry_id = AclLogEntryCount++;
+    listAddNodeHead(AclLog, le);
+    aclLogTrim();
+}
+
+static void aclLogFreeAll(void) {
+    if (!AclLog) return;
+    for (listNode *ln = listFirst(AclLog); ln; ln = ln->next) aclFreeLogEntry(ln->value);
+    listRelease(AclLog);
+    AclLog = NULL;
+}
+
+/* ACL LOG [<count> | RESET] */
+static void aclLogCommand(client *c) {
+    long long count = 10;
+    if (c->argc == 3) {
+        if (!strcasecmp(c->argv[2], "reset")) {
+            aclLogFreeAll();
+            addReplyOk(c);
+            return;
+        }
+        if (!string2ll(c->argv[2], sdslen(c->argv[2]), &count)) {
+            addReplyErrorNotInteger(c);
+            return;
+        }
+    } else if (c->argc != 2) {
+        addReplyErrorSyntax(c);
+        return;
+    }
+    static const char *reasons[] = {"unknown", "command", "key", "channel", "auth"};
+    static const char *contexts[] = {"toplevel", "lua", "multi"};
+    long long now = commandTimeSnapshot();
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (listNode *ln = AclLog ? listFirst(AclLog) : NULL; ln && count-- != 0; ln = ln->next, n++) {
+        aclLogEntry *le = ln->value;
+        addReplyMapLen(c, 10);
+        addReplyBulkCString(c, "count");
+        addReplyLongLong(c, le->count);
+        addReplyBulkCString(c, "reason");
+        addReplyBulkCString(c, reasons[le->reason >= 0 && le->reason <= 4 ? le->reason : 0]);
+        addReplyBulkCString(c, "context");
+        addReplyBulkCString(c, contexts[le->context]);
+        addReplyBulkCString(c, "object");
+        addReplyBulk(c, le->object, sdslen(le->object));
+        addReplyBulkCString(c, "username");
+        addReplyBulk(c, le->username, sdslen(le->username));
+        addReplyBulkCString(c, "age-seconds");
+        addReplyDouble(c, (double)(now - le->ctime) / 1000);
+        addReplyBulkCString(c, "client-info");
+        addReplyBulk(c, le->cinfo, sdslen(le->cinfo));
+        addReplyBulkCString(c, "entry-id");
+        addReplyLongLong(c, le->entry_id);
+        addReplyBulkCString(c, "timestamp-created");
+        addReplyLongLong(c, le->timestamp_created);
+        addReplyBulkCString(c, "timestamp-last-updated");
+        addReplyLongLong(c, le->ctime);
+    }
+    setDeferredArrayLen(c, len, n);
 }
 
 /* ========================================================================
@@ -773,6 +917,8 @@ static void aclHelpCommand(client *c) {
         "    when no category is specified.",
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
+        "LOG [<count> | RESET]",
+        "    Show the ACL log entries.",
         "DRYRUN <username> <command> [<arg> ...]",
         "    Returns whether the user can execute the given command without executing the command.",
         "SETUSER <username> <attribute> ...",
@@ -794,6 +940,7 @@ static struct redisCommand aclSubcommands[] = {
     {"setuser", aclSetuserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"deluser", aclDeluserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"dryrun", aclDryrunCommand, -4, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"log", aclLogCommand, -2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"help", aclHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow", NULL},
     {0},

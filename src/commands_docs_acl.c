@@ -63,6 +63,21 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = 2, .redis_flags = "loading stale", .redis_acl = "@slow",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|log",
+    .summary = "Lists recent security events generated due to ACL rules.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N) with N being the number of entries shown.",
+    .history = HISTORY(
+        {"7.2.0", "Added entry ID, timestamp created, and timestamp last updated."}),
+    .args = ARGS(
+        {.name = "operation", .type = ARG_TYPE_ONEOF, .flags = CMD_ARG_OPTIONAL,
+         .subargs = ARGS(
+            {.name = "count", .type = ARG_TYPE_INTEGER},
+            {.name = "reset", .type = ARG_TYPE_PURE_TOKEN, .token = "RESET"})}),
+    .redis_arity = -2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|setuser",
     .summary = "Creates and modifies an ACL user and its rules.",
     .since = "6.0.0",

@@ -325,6 +325,8 @@ int processCommand(client *c) {
     if (c->user) {
         int errpos, denied = aclCheckCommandPerm(c, &errpos);
         if (denied != ACL_OK) {
+            aclLogDenied(c, denied, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, errpos, NULL,
+                         NULL);
             c->cmd->rejected_calls++;
             rejectCommandSds(c, aclDeniedMessage(c, denied));
             return C_OK;
@@ -444,6 +446,8 @@ static void authCommand(client *c) {
     if (ok) {
         addReplyOk(c);
     } else {
+        aclLogDenied(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, 0,
+                     c->argc == 2 ? "default" : c->argv[1], NULL);
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
     }
 }
@@ -478,6 +482,8 @@ static void helloCommand(client *c) {
         }
     }
     if (user && !aclAuthenticate(c, user, pass)) {
+        aclLogDenied(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, 0, user,
+                     NULL);
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
         return;
     }

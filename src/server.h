@@ -367,6 +367,7 @@ typedef struct serverConfig {
     char *pidfile;             /* NULL = none */
     int daemonize;             /* fork into background */
     int protected_mode;        /* no password: only loopback clients (Redis) */
+    long long acllog_max_len;  /* ACL LOG entries kept (acl.c) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */
@@ -465,6 +466,10 @@ typedef struct redisServer {
     long long stat_numcommands;
     long long stat_numconnections;
     long long stat_rejected_conn;
+    long long stat_acl_denied_auth;    /* INFO acl_access_denied_* (acl.c) */
+    long long stat_acl_denied_cmd;
+    long long stat_acl_denied_key;
+    long long stat_acl_denied_channel;
     long long stat_expiredkeys;
     long long stat_keyspace_hits;
     long long stat_keyspace_misses;
@@ -547,6 +552,11 @@ void aclResetClientUser(client *c);
 int aclCheckCommandPerm(client *c, int *errpos);
 sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int argc);
 sds aclDeniedMessage(client *c, int reason);
+#define ACL_DENIED_AUTH 4
+#define ACL_LOG_CTX_TOPLEVEL 0
+#define ACL_LOG_CTX_LUA 1
+#define ACL_LOG_CTX_MULTI 2
+void aclLogDenied(client *c, int reason, int context, int argpos, const char *username, const char *object);
 const char *aclClientUserName(const client *c);
 int aclUserExists(const char *name);
 uint64_t commandAclCategoryBits(struct redisCommand *cmd);

@@ -183,6 +183,40 @@ start_server {tags {"acl"}} {
              [string match {ERR ACL failure in script: No permissions to access a key*} $e2] $e3 $ok
     } {1 1 {NOPERM No permissions to access a key} 0} {redis7.2}
 
+    test {ACL LOG records refused commands, keys, channels and authentications} {
+        r acl log reset
+        r acl setuser logged on >pw -@all +xlen +publish +select +multi +exec ~jobs:* &news
+        set c [redis_client]
+        catch {$c auth logged wrongpw}
+        $c auth logged pw
+        $c select 9
+        catch {$c xadd jobs:1 * f v}
+        catch {$c xadd jobs:1 * f v}
+        catch {$c xlen other}
+        catch {$c publish weather hi}
+        $c close
+        set log [r acl log]
+        set out {}
+        foreach e $log {
+            lappend out [list [dict get $e reason] [dict get $e context] [dict get $e object] [dict get $e username] [dict get $e count]]
+        }
+        set first [lindex $log 0]
+        list $out [expr {[dict get $first age-seconds] < 5}] [string match {id=*} [dict get $first client-info]] \
+             [llength [r acl log 1]] [r acl log reset] [llength [r acl log]]
+    } {{{channel toplevel weather logged 1} {key toplevel other logged 1} {command toplevel xadd logged 2} {auth toplevel auth logged 1}} 1 1 1 OK 0}
+
+    test {ACL LOG in MULTI and INFO acl_access_denied_*} {
+        r config resetstat
+        set c [redis_client]
+        $c auth logged pw
+        $c multi
+        catch {$c xadd jobs:1 * f v}
+        catch {$c exec}
+        $c close
+        set e [lindex [r acl log] 0]
+        list [dict get $e context] [dict get $e reason] [s acl_access_denied_cmd] [s acl_access_denied_auth]
+    } {multi command 1 0} {redis7.2}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
