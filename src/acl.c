@@ -13,8 +13,8 @@
  * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
- * lines in the configuration, ACL DRYRUN, ACL LOG. Not (yet): selectors,
- * ACL GETUSER/LIST/SAVE/LOAD, aclfile.
+ * lines in the configuration, ACL DRYRUN, ACL LOG, ACL GETUSER, ACL LIST.
+ * Not (yet): selectors, ACL SAVE/LOAD, aclfile, the sanitize-payload flags.
  *
  * Users are configuration, not queue state: they live in this process
  * only (not in the state document) and are gone after a restart; every
@@ -44,6 +44,9 @@ typedef struct aclUser {
     int npass;
     unsigned char (*pass)[ACL_HASH_LEN]; /* SHA-256 of each password */
     int allcommands;                     /* +@all: every command */
+    int base_all;                        /* the last +@all/-@all was +@all */
+    sds cmd_rules;                       /* command rules since it, as Redis
+                                          * keeps them for ACL GETUSER/LIST */
     dict *commands;                      /* otherwise: allowed full names */
     int allkeys;
     int npatterns;
@@ -71,12 +74,14 @@ static aclUser *aclCreateUser(const char *name, size_t len) {
     aclUser *u = zcalloc(sizeof(*u));
     u->name = sdsnewlen(name, len);
     u->commands = dictCreate(&sdsKeyDictType);
+    u->cmd_rules = sdsempty();
     return u;
 }
 
 static void aclFreeUser(aclUser *u) {
     if (!u) return;
     sdsfree(u->name);
+    sdsfree(u->cmd_rules);
     zfree(u->pass);
     dictRelease(u->commands);
     freeSdsArray(u->patterns, u->npatterns);
@@ -95,6 +100,9 @@ static aclUser *aclDupUser(const aclUser *src) {
         memcpy(u->pass, src->pass, sizeof(*u->pass) * (size_t)src->npass);
     }
     u->allcommands = src->allcommands;
+    u->base_all = src->base_all;
+    sdsfree(u->cmd_rules);
+    u->cmd_rules = sdsdup(src->cmd_rules);
     dictIterator it;
     dictEntry *de;
     dictInitIterator(&it, src->commands);
@@ -346,6 +354,34 @@ static void aclAddPattern(sds **a, int *n, const char *p, size_t len) {
     (*a)[(*n)++] = sdsnewlen(p, len);
 }
 
+/* Redis 7.2's command_rules: a command or category rule replaces an earlier
+ * one for the same name (and, for a command, its subcommands), and goes to
+ * the end, so the description keeps the order rules were given in. */
+static void aclUpdateCommandRules(aclUser *u, const char *rule, size_t len, int allow) {
+    sds name = sdsnewlen(rule, len);
+    sdstolower(name);
+    int argc = 0;
+    sds *argv = sdssplitargs(u->cmd_rules, &argc);
+    sds out = sdsempty();
+    for (int j = 0; argv && j < argc; j++) {
+        const char *r = argv[j] + 1;
+        size_t rl = sdslen(argv[j]) - 1;
+        size_t nl = sdslen(name);
+        int same = rl == nl && !memcmp(r, name, nl);
+        int sub = rl > nl && !memcmp(r, name, nl) && r[nl] == '|';
+        if (same || sub) continue;
+        if (sdslen(out)) out = sdscatlen(out, " ", 1);
+        out = sdscatsds(out, argv[j]);
+    }
+    if (argv) sdsfreesplitres(argv, argc);
+    if (sdslen(out)) out = sdscatlen(out, " ", 1);
+    out = sdscatlen(out, allow ? "+" : "-", 1);
+    out = sdscatsds(out, name);
+    sdsfree(name);
+    sdsfree(u->cmd_rules);
+    u->cmd_rules = out;
+}
+
 /* One rule applied to u; ACL_RULE_OK or why not. */
 static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
     unsigned char h[ACL_HASH_LEN];
@@ -378,15 +414,18 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         if (!aclParseHash(op + 1, len - 1, h)) return ACL_RULE_BAD_HASH;
         if (!aclRemoveHash(u, h)) return ACL_RULE_NO_SUCH_PASS;
     } else if ((len == 11 && !strncasecmp(op, "allcommands", 11)) || (len == 5 && !strncasecmp(op, "+@all", 5))) {
-        u->allcommands = 1;
+        u->allcommands = u->base_all = 1;
         dictEmpty(u->commands);
+        sdsclear(u->cmd_rules);
     } else if ((len == 10 && !strncasecmp(op, "nocommands", 10)) || (len == 5 && !strncasecmp(op, "-@all", 5))) {
-        u->allcommands = 0;
+        u->allcommands = u->base_all = 0;
         dictEmpty(u->commands);
+        sdsclear(u->cmd_rules);
     } else if (len >= 2 && (op[0] == '+' || op[0] == '-') && op[1] == '@') {
         int bit = aclCategoryBitByName(op + 2, len - 2);
         if (bit < 0) return ACL_RULE_UNKNOWN;
         int allow = op[0] == '+';
+        aclUpdateCommandRules(u, op + 1, len - 1, allow);
         if (allow && u->allcommands) return ACL_RULE_OK;
         aclMaterializeAllCommands(u);
         aclAllowCategory(u, 1ULL << bit, allow);
@@ -408,6 +447,7 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         }
         sdsfree(name);
         if (!cmd) return ACL_RULE_UNKNOWN;
+        aclUpdateCommandRules(u, cmd->fullname, sdslen(cmd->fullname), allow);
         if (allow && u->allcommands) return ACL_RULE_OK;
         aclMaterializeAllCommands(u);
         if (cmd->parent) aclAllowCommand(u, cmd, allow);
@@ -875,6 +915,134 @@ static void aclCatCommand(client *c) {
     setDeferredArrayLen(c, len, count);
 }
 
+/* The parts of a user's description (ACL GETUSER, ACL LIST). "default"
+ * (u NULL) is what requirepass makes of it. */
+static sds aclDescribeKeys(aclUser *u) {
+    if (!u || u->allkeys) return sdsnew("~*");
+    sds s = sdsempty();
+    for (int j = 0; j < u->npatterns; j++) {
+        if (j) s = sdscatlen(s, " ", 1);
+        int f = u->pflags[j];
+        s = sdscat(s, f == (ACL_KEY_READ | ACL_KEY_WRITE) ? "~" : f == ACL_KEY_READ ? "%R~" : "%W~");
+        s = sdscatsds(s, u->patterns[j]);
+    }
+    return s;
+}
+
+static sds aclDescribeChannels(aclUser *u, int for_list) {
+    if (!u || u->allchannels) return sdsnew("&*");
+    sds s = sdsnew(for_list ? "resetchannels" : "");
+    for (int j = 0; j < u->nchannels; j++) {
+        if (sdslen(s)) s = sdscatlen(s, " ", 1);
+        s = sdscatsds(sdscatlen(s, "&", 1), u->channels[j]);
+    }
+    return s;
+}
+
+static sds aclDescribeCommands(aclUser *u) {
+    if (!u) return sdsnew("+@all");
+    sds s = sdsnew(u->base_all ? "+@all" : "-@all");
+    if (sdslen(u->cmd_rules)) s = sdscatsds(sdscatlen(s, " ", 1), u->cmd_rules);
+    return s;
+}
+
+static sds aclHexHash(const unsigned char h[ACL_HASH_LEN]) {
+    static const char hex[] = "0123456789abcdef";
+    sds s = sdsempty();
+    for (int j = 0; j < ACL_HASH_LEN; j++) {
+        char b[2] = {hex[h[j] >> 4], hex[h[j] & 15]};
+        s = sdscatlen(s, b, 2);
+    }
+    return s;
+}
+
+/* The password digests: a user's own, or requirepass's for "default". */
+static int aclUserHashes(aclUser *u, unsigned char (**out)[ACL_HASH_LEN]) {
+    if (u) {
+        *out = u->pass;
+        return u->npass;
+    }
+    static unsigned char h[1][ACL_HASH_LEN];
+    if (!server.cfg.requirepass) return 0;
+    aclHashPassword(server.cfg.requirepass, strlen(server.cfg.requirepass), h[0]);
+    *out = h;
+    return 1;
+}
+
+/* ACL GETUSER <username> */
+static void aclGetuserCommand(client *c) {
+    sds name = c->argv[2];
+    aclUser *u = NULL;
+    if (strcmp(name, "default")) {
+        u = aclLookupUser(name, sdslen(name));
+        if (!u) {
+            addReplyNull(c);
+            return;
+        }
+    }
+    int enabled = u ? u->enabled : 1;
+    int nopass = u ? u->nopass : server.cfg.requirepass == NULL;
+    addReplyMapLen(c, 6);
+    addReplyBulkCString(c, "flags");
+    addReplySetLen(c, 1 + nopass);
+    addReplyBulkCString(c, enabled ? "on" : "off");
+    if (nopass) addReplyBulkCString(c, "nopass");
+    addReplyBulkCString(c, "passwords");
+    unsigned char(*hashes)[ACL_HASH_LEN] = NULL;
+    int n = aclUserHashes(u, &hashes);
+    addReplyArrayLen(c, n);
+    for (int j = 0; j < n; j++) addReplyBulkSds(c, aclHexHash(hashes[j]));
+    addReplyBulkCString(c, "commands");
+    addReplyBulkSds(c, aclDescribeCommands(u));
+    addReplyBulkCString(c, "keys");
+    addReplyBulkSds(c, aclDescribeKeys(u));
+    addReplyBulkCString(c, "channels");
+    addReplyBulkSds(c, aclDescribeChannels(u, 0));
+    addReplyBulkCString(c, "selectors");
+    addReplyArrayLen(c, 0);
+}
+
+/* One ACL LIST line: "user <name> on|off [nopass] #<hash>... keys channels
+ * commands", as Redis writes it (and an aclfile would hold it). */
+static sds aclDescribeUser(const char *name, aclUser *u) {
+    sds s = sdscatlen(sdscat(sdsnew("user "), name), " ", 1);
+    s = sdscat(s, (u ? u->enabled : 1) ? "on " : "off ");
+    if (u ? u->nopass : server.cfg.requirepass == NULL) s = sdscat(s, "nopass ");
+    unsigned char(*hashes)[ACL_HASH_LEN] = NULL;
+    int n = aclUserHashes(u, &hashes);
+    for (int j = 0; j < n; j++) {
+        sds h = aclHexHash(hashes[j]);
+        s = sdscatlen(sdscatsds(sdscatlen(s, "#", 1), h), " ", 1);
+        sdsfree(h);
+    }
+    sds part = aclDescribeKeys(u);
+    if (sdslen(part)) s = sdscatlen(sdscatsds(s, part), " ", 1);
+    sdsfree(part);
+    part = aclDescribeChannels(u, 1);
+    if (sdslen(part)) s = sdscatlen(sdscatsds(s, part), " ", 1);
+    sdsfree(part);
+    part = aclDescribeCommands(u);
+    s = sdscatsds(s, part);
+    sdsfree(part);
+    return s;
+}
+
+static void aclListCommand(client *c) {
+    unsigned long n = Users ? dictSize(Users) : 0;
+    sds *names = zmalloc(sizeof(sds) * (n + 1));
+    unsigned long k = 0;
+    names[k++] = sdsnew("default");
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, Users);
+    while ((de = dictNext(&it))) names[k++] = sdsdup(de->key);
+    qsort(names, k, sizeof(sds), cmpSds);
+    addReplyArrayLen(c, (long)k);
+    for (unsigned long j = 0; j < k; j++)
+        addReplyBulkSds(c, aclDescribeUser(names[j], strcmp(names[j], "default") ? aclLookupUser(names[j], sdslen(names[j])) : NULL));
+    freeSdsArray(names, (int)k);
+}
+
 /* ACL DRYRUN <user> <command> [arg ...]: whether the user could run it,
  * with Redis's verbose messages (a bulk string) when not. */
 static void aclDryrunCommand(client *c) {
@@ -917,6 +1085,10 @@ static void aclHelpCommand(client *c) {
         "    when no category is specified.",
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
+        "GETUSER <username>",
+        "    Get the user's details.",
+        "LIST",
+        "    Show users details in config file format.",
         "LOG [<count> | RESET]",
         "    Show the ACL log entries.",
         "DRYRUN <username> <command> [<arg> ...]",
@@ -941,6 +1113,8 @@ static struct redisCommand aclSubcommands[] = {
     {"deluser", aclDeluserCommand, -3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"dryrun", aclDryrunCommand, -4, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"log", aclLogCommand, -2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"getuser", aclGetuserCommand, 3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"list", aclListCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"help", aclHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow", NULL},
     {0},

@@ -55,12 +55,33 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = -4, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|getuser",
+    .summary = "Lists the ACL rules of a user.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of password, command and pattern rules that the user has.",
+    .history = HISTORY(
+        {"6.2.0", "Added Pub/Sub channel patterns."},
+        {"7.0.0", "Added selectors and changed the format of key and channel patterns from a list to their rule representation."}),
+    .args = ARGS(
+        {.name = "username", .type = ARG_TYPE_STRING}),
+    .redis_arity = 3, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|help",
     .summary = "Returns helpful text about the different subcommands.",
     .since = "6.0.0",
     .group = "server",
     .complexity = "O(1)",
     .redis_arity = 2, .redis_flags = "loading stale", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|list",
+    .summary = "Dumps the effective rules in ACL file format.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of configured users.",
+    .redis_arity = 2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "acl|log",

@@ -217,6 +217,20 @@ start_server {tags {"acl"}} {
         list [dict get $e context] [dict get $e reason] [s acl_access_denied_cmd] [s acl_access_denied_auth]
     } {multi command 1 0} {redis7.2}
 
+    test {ACL GETUSER and ACL LIST describe users as given} {
+        r acl setuser desc on >p +@all ~*
+        r acl setuser desc2 on >p -@all +@read +xlen -xlen +ping %R~in:* ~x &ch
+        r acl setuser desc3
+        list [r acl getuser desc] [r acl getuser desc2] [r acl getuser desc3] [r acl getuser nosuchuser] \
+             [lsearch -inline -glob [r acl list] {user desc *}] \
+             [lsearch -inline -glob [r acl list] {user desc2 *}] \
+             [lsearch -inline -glob [r acl list] {user desc3 *}]
+    } {{flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands +@all keys ~* channels {} selectors {}} {flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands {-@all +@read -xlen +ping} keys {%R~in:* ~x} channels &ch selectors {}} {flags off passwords {} commands -@all keys {} channels {} selectors {}} {} {user desc on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 ~* resetchannels +@all} {user desc2 on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 %R~in:* ~x resetchannels &ch -@all +@read -xlen +ping} {user desc3 off resetchannels -@all}}
+
+    test {ACL GETUSER default} {
+        r acl getuser default
+    } {flags {on nopass} passwords {} commands +@all keys ~* channels &* selectors {}}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
