@@ -16,11 +16,12 @@
  * lines in the configuration, ACL DRYRUN, ACL LOG, ACL GETUSER, ACL LIST.
  * Not (yet): selectors, ACL SAVE/LOAD, aclfile, the sanitize-payload flags.
  *
- * Users are configuration, not queue state: they live in this process
- * only (not in the state document) and are gone after a restart; every
- * node needs the same users. A follower relays a client authenticated as a
- * user by sending AUTH <user> <pass> to the broker, which applies its own
- * rules (so the password is kept with the connection for that).
+ * Users are configuration, not queue state: the configuration's `user`
+ * lines (or --user) make them at start, ACL SETUSER changes live in this
+ * process only, and the state document never holds them; every node of a
+ * document needs the same users. A follower relays a client authenticated
+ * as a user by sending AUTH <user> <pass> to the broker, which applies its
+ * own rules (so the password is kept with the connection for that).
  *
  * Passwords are kept as their SHA-256 digests and compared in constant
  * time, as Redis does. */
