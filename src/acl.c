@@ -27,6 +27,7 @@
  * time, as Redis does. */
 #include "server.h"
 
+#include <ctype.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <string.h>
@@ -383,6 +384,14 @@ static void aclUpdateCommandRules(aclUser *u, const char *rule, size_t len, int 
     u->cmd_rules = out;
 }
 
+/* Patterns and user names may not hold spaces or NULs (they could not be
+ * written back as rules), as in Redis. */
+static int aclHasSpaces(const char *s, size_t len) {
+    for (size_t j = 0; j < len; j++)
+        if (isspace((unsigned char)s[j]) || s[j] == '\0') return 1;
+    return 0;
+}
+
 /* One rule applied to u; ACL_RULE_OK or why not. */
 static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
     unsigned char h[ACL_HASH_LEN];
@@ -460,6 +469,7 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         aclResetKeys(u);
     } else if (len >= 1 && op[0] == '~') {
         if (u->allkeys) return ACL_RULE_AFTER_ALLKEYS;
+        if (aclHasSpaces(op + 1, len - 1)) return ACL_RULE_SYNTAX;
         aclAddKeyPattern(u, op + 1, len - 1, ACL_KEY_READ | ACL_KEY_WRITE);
     } else if (len >= 1 && op[0] == '%') {
         /* %R~pattern, %W~pattern, %RW~pattern (Redis 7). */
@@ -470,8 +480,8 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
             else if (op[j] == 'W' || op[j] == 'w') flags |= ACL_KEY_WRITE;
             else return ACL_RULE_SYNTAX;
         }
-        if (!flags || j == len) return ACL_RULE_SYNTAX;
         if (u->allkeys) return ACL_RULE_AFTER_ALLKEYS;
+        if (!flags || j == len || aclHasSpaces(op + j + 1, len - j - 1)) return ACL_RULE_SYNTAX;
         aclAddKeyPattern(u, op + j + 1, len - j - 1, flags);
     } else if ((len == 11 && !strncasecmp(op, "allchannels", 11)) || (len == 2 && !memcmp(op, "&*", 2))) {
         aclResetChannels(u);
@@ -480,6 +490,7 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         aclResetChannels(u);
     } else if (len >= 1 && op[0] == '&') {
         if (u->allchannels) return ACL_RULE_AFTER_ALLCHANNELS;
+        if (aclHasSpaces(op + 1, len - 1)) return ACL_RULE_SYNTAX;
         aclAddPattern(&u->channels, &u->nchannels, op + 1, len - 1);
     } else if (len == 5 && !strncasecmp(op, "reset", 5)) {
         aclSetUserRule(u, "resetpass", 9);
@@ -818,6 +829,10 @@ static int aclSetUserFromArgs(sds *argv, int argc, sds *err) {
 
 static void aclSetuserCommand(client *c) {
     sds err = NULL;
+    if (aclHasSpaces(c->argv[2], sdslen(c->argv[2]))) {
+        addReplyError(c, "Usernames can't contain spaces or null characters");
+        return;
+    }
     if (aclSetUserFromArgs(c->argv + 2, c->argc - 2, &err) == C_OK) addReplyOk(c);
     else addReplyError(c, err);
     sdsfree(err);

@@ -217,6 +217,8 @@ start_server {tags {"acl"}} {
         list [dict get $e context] [dict get $e reason] [s acl_access_denied_cmd] [s acl_access_denied_auth]
     } {multi command 1 0} {redis7.2}
 
+    # Redis 7.2 keeps the command rules in the order given (command_rules);
+    # 7.0 computed them from the permissions.
     test {ACL GETUSER and ACL LIST describe users as given} {
         r acl setuser desc on >p +@all ~*
         r acl setuser desc2 on >p -@all +@read +xlen -xlen +ping %R~in:* ~x &ch
@@ -225,11 +227,18 @@ start_server {tags {"acl"}} {
              [lsearch -inline -glob [r acl list] {user desc *}] \
              [lsearch -inline -glob [r acl list] {user desc2 *}] \
              [lsearch -inline -glob [r acl list] {user desc3 *}]
-    } {{flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands +@all keys ~* channels {} selectors {}} {flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands {-@all +@read -xlen +ping} keys {%R~in:* ~x} channels &ch selectors {}} {flags off passwords {} commands -@all keys {} channels {} selectors {}} {} {user desc on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 ~* resetchannels +@all} {user desc2 on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 %R~in:* ~x resetchannels &ch -@all +@read -xlen +ping} {user desc3 off resetchannels -@all}}
+    } {{flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands +@all keys ~* channels {} selectors {}} {flags on passwords 148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 commands {-@all +@read -xlen +ping} keys {%R~in:* ~x} channels &ch selectors {}} {flags off passwords {} commands -@all keys {} channels {} selectors {}} {} {user desc on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 ~* resetchannels +@all} {user desc2 on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 %R~in:* ~x resetchannels &ch -@all +@read -xlen +ping} {user desc3 off resetchannels -@all}} {redis7.2}
 
     test {ACL GETUSER default} {
         r acl getuser default
     } {flags {on nopass} passwords {} commands +@all keys ~* channels &* selectors {}}
+
+    test {Spaces in user names and patterns are refused} {
+        catch {r acl setuser "a b" on} e1
+        catch {r acl setuser sp "~a b"} e2
+        catch {r acl setuser sp "&a b"} e3
+        list $e1 $e2 $e3
+    } {{ERR Usernames can't contain spaces or null characters} {ERR Error in ACL SETUSER modifier '~a b': Syntax error} {ERR Error in ACL SETUSER modifier '&a b': Syntax error}}
 
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
