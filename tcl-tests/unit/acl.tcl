@@ -240,6 +240,15 @@ start_server {tags {"acl"}} {
         list $e1 $e2 $e3
     } {{ERR Usernames can't contain spaces or null characters} {ERR Error in ACL SETUSER modifier '~a b': Syntax error} {ERR Error in ACL SETUSER modifier '&a b': Syntax error}}
 
+    test {ACL SETUSER arguments are redacted in SLOWLOG} {
+        r config set slowlog-log-slower-than 0
+        r slowlog reset
+        r acl setuser secretive on >topsecret
+        set entry [lindex [r slowlog get 1] 0]
+        r config set slowlog-log-slower-than 10000
+        lindex $entry 3
+    } {acl setuser (redacted) (redacted) (redacted)}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
