@@ -28,6 +28,10 @@
 #include "server.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <string.h>
@@ -153,10 +157,29 @@ static void freeConfigUsers(void) {
 
 static int aclSetUserFromArgs(sds *argv, int argc, sds *err);
 
-/* Makes the users of the configuration's `user` lines; the first bad one
- * stops the start-up, as in Redis. */
+static sds aclLoadFromFile(const char *filename);
+
+/* Makes the users of the configuration's `user` lines, or of the aclfile;
+ * the first bad one stops the start-up, as in Redis. */
 int aclLoadConfiguredUsers(sds *err) {
     int ret = C_OK;
+    if (server.cfg.acl_filename) {
+        if (ConfigUsers && listLength(ConfigUsers)) {
+            *err = sdsnew("Configuring Redis with users defined in redis.conf and at the same setting an ACL file "
+                          "path is invalid. This setup is very likely to lead to configuration errors and security "
+                          "holes, please define either an ACL file or declare users directly in your redis.conf, "
+                          "but not both.");
+            freeConfigUsers();
+            return C_ERR;
+        }
+        sds errors = aclLoadFromFile(server.cfg.acl_filename);
+        if (errors) {
+            *err = sdscatprintf(sdsempty(), "Aborting Redis startup because of ACL errors: %s", errors);
+            sdsfree(errors);
+            return C_ERR;
+        }
+        return C_OK;
+    }
     for (listNode *ln = ConfigUsers ? listFirst(ConfigUsers) : NULL; ln && ret == C_OK; ln = ln->next) {
         sds *a = ln->value;
         int argc = 0;
@@ -651,6 +674,211 @@ sds aclDeniedMessage(client *c, int reason) {
 }
 
 /* ========================================================================
+ * The ACL file (aclfile, ACL LOAD, ACL SAVE)
+ * ===================================================================== */
+
+static sds aclDescribeUser(const char *name, aclUser *u);
+static void aclKillUserClients(aclUser *u);
+
+/* Splits s on every `sep` (empty pieces kept, as Redis's sdssplitlen). */
+static sds *aclSplit(const char *s, size_t len, char sep, int *count) {
+    int n = 0, alloc = 8;
+    sds *out = zmalloc(sizeof(sds) * (size_t)alloc);
+    size_t start = 0;
+    for (size_t j = 0; j <= len; j++) {
+        if (j < len && s[j] != sep) continue;
+        if (n == alloc) {
+            alloc *= 2;
+            out = zrealloc(out, sizeof(sds) * (size_t)alloc);
+        }
+        out[n++] = sdsnewlen(s + start, j - start);
+        start = j + 1;
+    }
+    *count = n;
+    return out;
+}
+
+/* "default" in a file can only say what requirepass says (full access,
+ * on; nopass without requirepass, else requirepass's digest alone): casq
+ * configures that user with requirepass. NULL if it does, else why not. */
+static const char *aclCheckDefaultLine(sds *argv, int argc) {
+    aclUser *u = aclCreateUser("default", 7);
+    const char *why = NULL;
+    for (int j = 0; j < argc && !why; j++)
+        if (sdslen(argv[j]) && aclSetUserRule(u, argv[j], sdslen(argv[j])) != ACL_RULE_OK) why = "Syntax error";
+    if (!why) {
+        unsigned char h[ACL_HASH_LEN];
+        int pass_ok;
+        if (!server.cfg.requirepass) {
+            pass_ok = u->nopass;
+        } else {
+            aclHashPassword(server.cfg.requirepass, strlen(server.cfg.requirepass), h);
+            pass_ok = !u->nopass && u->npass == 1 && !memcmp(u->pass[0], h, ACL_HASH_LEN);
+        }
+        if (!u->enabled || !u->allcommands || !u->allkeys || !u->allchannels || !pass_ok)
+            why = "casq configures the 'default' user with requirepass: its line must be 'on', '~*', '&*', '+@all' "
+                  "and nopass or requirepass's digest";
+    }
+    aclFreeUser(u);
+    return why;
+}
+
+/* Loads the users of an ACL file, as Redis's ACLLoadFromFile: one "user
+ * <name> <rule> ..." per line, words split on spaces. All lines or none:
+ * on any error the users stay as they were and the errors are returned. */
+static sds aclLoadFromFile(const char *filename) {
+    FILE *fp = fopen(filename, "r");
+    if (!fp) return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", filename, strerror(errno));
+    sds acls = sdsempty();
+    char buf[1024];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) acls = sdscatlen(acls, buf, n);
+    fclose(fp);
+
+    dict *fresh = dictCreate(&sdsKeyDictType);
+    int default_seen = 0;
+    sds errors = sdsempty();
+    int totlines;
+    sds *lines = aclSplit(acls, sdslen(acls), '\n', &totlines);
+    sdsfree(acls);
+    for (int i = 0; i < totlines; i++) {
+        int linenum = i + 1;
+        lines[i] = sdstrim(lines[i], " \t\r\n");
+        if (lines[i][0] == '\0') continue;
+        int argc;
+        sds *argv = aclSplit(lines[i], sdslen(lines[i]), ' ', &argc);
+        if (strcmp(argv[0], "user") || argc < 2) {
+            errors = sdscatprintf(errors, "%s:%d should start with user keyword followed by the username. ", filename,
+                                  linenum);
+        } else if (aclHasSpaces(argv[1], sdslen(argv[1]))) {
+            errors = sdscatprintf(errors, "'%s:%d: username '%s' contains invalid characters. ", filename, linenum,
+                                  argv[1]);
+        } else if (dictFind(fresh, argv[1]) || (!strcmp(argv[1], "default") && default_seen)) {
+            errors = sdscatprintf(errors, "WARNING: Duplicate user '%s' found on line %d. ", argv[1], linenum);
+        } else if (!strcmp(argv[1], "default")) {
+            const char *why = aclCheckDefaultLine(argv + 2, argc - 2);
+            if (why) errors = sdscatprintf(errors, "%s:%d: %s. ", filename, linenum, why);
+            default_seen = 1;
+        } else {
+            aclUser *u = aclCreateUser(argv[1], sdslen(argv[1]));
+            int bad = 0;
+            for (int j = 2; j < argc; j++) {
+                if (sdslen(argv[j]) == 0) continue; /* two spaces: an empty rule, a no-op */
+                int rerr = aclSetUserRule(u, argv[j], sdslen(argv[j]));
+                if (rerr != ACL_RULE_OK) {
+                    errors = sdscatprintf(errors, "%s:%d: Error in applying operation '%s': %s. ", filename, linenum,
+                                          argv[j], aclRuleErrorString(rerr));
+                    bad = 1;
+                }
+            }
+            if (bad) aclFreeUser(u);
+            else dictAdd(fresh, sdsdup(u->name), u);
+        }
+        freeSdsArray(argv, argc);
+    }
+    freeSdsArray(lines, totlines);
+
+    if (sdslen(errors)) {
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, fresh);
+        while ((de = dictNext(&it))) aclFreeUser(de->val);
+        dictRelease(fresh);
+        return sdscat(errors, "WARNING: ACL errors detected, no change to the previously active ACL rules was "
+                              "performed");
+    }
+    sdsfree(errors);
+    /* The old users go, and with them their connections (their rules may
+     * have changed or gone). */
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, Users);
+    while ((de = dictNext(&it))) {
+        aclKillUserClients(de->val);
+        aclFreeUser(de->val);
+    }
+    dictRelease(Users);
+    Users = fresh;
+    return NULL;
+}
+
+static int cmpSds(const void *a, const void *b);
+
+/* Writes every user, "default" first among them in name order, as ACL LIST
+ * lines: a temporary file, then rename. */
+static int aclSaveToFile(const char *filename) {
+    unsigned long n = dictSize(Users);
+    sds *names = zmalloc(sizeof(sds) * (n + 1));
+    unsigned long k = 0;
+    names[k++] = sdsnew("default");
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, Users);
+    while ((de = dictNext(&it))) names[k++] = sdsdup(de->key);
+    qsort(names, k, sizeof(sds), cmpSds);
+    sds acl = sdsempty();
+    for (unsigned long j = 0; j < k; j++) {
+        sds line = aclDescribeUser(names[j], strcmp(names[j], "default") ? aclLookupUser(names[j], sdslen(names[j])) : NULL);
+        acl = sdscatlen(sdscatsds(acl, line), "\n", 1);
+        sdsfree(line);
+    }
+    freeSdsArray(names, (int)k);
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d-%lld", filename, (int)getpid(), mstime());
+    int ret = C_ERR;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Opening temp ACL file for ACL SAVE: %s", strerror(errno));
+    } else {
+        size_t off = 0;
+        while (off < sdslen(acl)) {
+            ssize_t w = write(fd, acl + off, sdslen(acl) - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        if (off != sdslen(acl) || fsync(fd) == -1) {
+            serverLog(LL_WARNING, "Writing ACL file for ACL SAVE: %s", strerror(errno));
+        } else if (rename(tmp, filename) == -1) {
+            serverLog(LL_WARNING, "Renaming ACL file for ACL SAVE: %s", strerror(errno));
+        } else {
+            ret = C_OK;
+        }
+        close(fd);
+        if (ret != C_OK) unlink(tmp);
+    }
+    sdsfree(tmp);
+    sdsfree(acl);
+    return ret;
+}
+
+#define ACL_NO_FILE_ERR                                                                                             \
+    "This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER " \
+    "command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store " \
+    "users in the Redis configuration."
+
+static void aclLoadCommand(client *c) {
+    if (!server.cfg.acl_filename) {
+        addReplyError(c, ACL_NO_FILE_ERR);
+        return;
+    }
+    sds errors = aclLoadFromFile(server.cfg.acl_filename);
+    if (!errors) {
+        addReplyOk(c);
+    } else {
+        addReplyError(c, errors);
+        sdsfree(errors);
+    }
+}
+
+static void aclSaveCommand(client *c) {
+    if (!server.cfg.acl_filename) {
+        addReplyError(c, ACL_NO_FILE_ERR);
+        return;
+    }
+    if (aclSaveToFile(server.cfg.acl_filename) == C_OK) addReplyOk(c);
+    else addReplyError(c, "There was an error trying to save the ACLs. Please check the server logs for more information");
+}
+
+/* ========================================================================
  * ACL LOG: refused commands and authentications, as Redis 7.2
  * ===================================================================== */
 
@@ -1105,10 +1333,14 @@ static void aclHelpCommand(client *c) {
         "    Get the user's details.",
         "LIST",
         "    Show users details in config file format.",
+        "LOAD",
+        "    Reload users from the ACL file.",
         "LOG [<count> | RESET]",
         "    Show the ACL log entries.",
         "DRYRUN <username> <command> [<arg> ...]",
         "    Returns whether the user can execute the given command without executing the command.",
+        "SAVE",
+        "    Save the current config to the ACL file.",
         "SETUSER <username> <attribute> ...",
         "    Create or modify a user with the specified attributes.",
         "USERS",
@@ -1130,6 +1362,8 @@ static struct redisCommand aclSubcommands[] = {
     {"dryrun", aclDryrunCommand, -4, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"log", aclLogCommand, -2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"getuser", aclGetuserCommand, 3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"load", aclLoadCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"save", aclSaveCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"list", aclListCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"users", aclUsersCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"help", aclHelpCommand, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "slow", NULL},

@@ -84,6 +84,14 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = 2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|load",
+    .summary = "Reloads the rules from the configured ACL file.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of configured users.",
+    .redis_arity = 2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|log",
     .summary = "Lists recent security events generated due to ACL rules.",
     .since = "6.0.0",
@@ -97,6 +105,14 @@ const commandDoc aclCommandDocsTable[] = {
             {.name = "count", .type = ARG_TYPE_INTEGER},
             {.name = "reset", .type = ARG_TYPE_PURE_TOKEN, .token = "RESET"})}),
     .redis_arity = -2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
+    .name = "acl|save",
+    .summary = "Saves the effective ACL rules in the configured ACL file.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N). Where N is the number of configured users.",
+    .redis_arity = 2, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
     .name = "acl|setuser",

@@ -175,6 +175,8 @@ static const configDirective configTable[] = {
      .default_value = ".", .set = setDir, .get = getDir},
     {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
      .default_value = "yes"},
+    {.name = "aclfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(acl_filename), .default_value = ""},
     {.name = "acllog-max-len", .type = CONFIG_LONGLONG, .offset = FIELD(acllog_max_len),
      .min = 0, .max = LLONG_MAX, .default_value = "128"},
     {.name = "active-expire", .type = CONFIG_BOOL, .offset = FIELD(active_expire),

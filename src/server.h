@@ -368,6 +368,7 @@ typedef struct serverConfig {
     int daemonize;             /* fork into background */
     int protected_mode;        /* no password: only loopback clients (Redis) */
     long long acllog_max_len;  /* ACL LOG entries kept (acl.c) */
+    char *acl_filename;        /* aclfile: ACL users file, NULL = none */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */
