@@ -13,8 +13,9 @@
  * -@category, +command, -command, +command|sub, -command|sub, allkeys, ~*,
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
- * lines in the configuration, ACL DRYRUN, ACL LOG, ACL GETUSER, ACL LIST.
- * Not (yet): selectors, ACL SAVE/LOAD, aclfile, the sanitize-payload flags.
+ * lines in the configuration or an aclfile (ACL SAVE, ACL LOAD), ACL
+ * DRYRUN, ACL LOG, ACL GETUSER, ACL LIST, ACL GENPASS. Not (yet):
+ * selectors, the sanitize-payload flags, acl-pubsub-default.
  *
  * Users are configuration, not queue state: the configuration's `user`
  * lines (or --user) make them at start, ACL SETUSER changes live in this
@@ -1322,6 +1323,45 @@ static void aclDryrunCommand(client *c) {
     }
 }
 
+/* ACL GENPASS [<bits>]: a random password, bits/4 hex digits rounded up
+ * (256 bits by default), from the system's random source. */
+static void aclGenpassCommand(client *c) {
+    long long bits = 256;
+    if (c->argc == 3 && (!string2ll(c->argv[2], sdslen(c->argv[2]), &bits) || bits <= 0 || bits > 4096)) {
+        addReplyError(c, "ACL GENPASS argument must be the number of bits for the output password, a positive number "
+                         "up to 4096");
+        return;
+    }
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    size_t chars = (size_t)(bits + 3) / 4;
+    unsigned char raw[1024];
+    size_t got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd != -1) {
+        while (got < (chars + 1) / 2) {
+            ssize_t n = read(fd, raw + got, (chars + 1) / 2 - got);
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        close(fd);
+    }
+    if (got < (chars + 1) / 2) {
+        addReplyError(c, "Unable to read random bytes for ACL GENPASS");
+        return;
+    }
+    static const char hex[] = "0123456789abcdef";
+    sds pw = sdsempty();
+    for (size_t j = 0; j < chars; j++) {
+        unsigned char b = raw[j / 2];
+        char ch = hex[j % 2 ? (b & 15) : (b >> 4)];
+        pw = sdscatlen(pw, &ch, 1);
+    }
+    addReplyBulkSds(c, pw);
+}
+
 static void aclHelpCommand(client *c) {
     const char *help[] = {
         "CAT [<category>]",
@@ -1329,6 +1369,9 @@ static void aclHelpCommand(client *c) {
         "    when no category is specified.",
         "DELUSER <username> [<username> ...]",
         "    Delete a list of users.",
+        "GENPASS [<bits>]",
+        "    Generate a secure 256-bit user password. The optional `bits` argument can",
+        "    be used to specify a different size.",
         "GETUSER <username>",
         "    Get the user's details.",
         "LIST",
@@ -1362,6 +1405,7 @@ static struct redisCommand aclSubcommands[] = {
     {"dryrun", aclDryrunCommand, -4, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"log", aclLogCommand, -2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"getuser", aclGetuserCommand, 3, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
+    {"genpass", aclGenpassCommand, -2, ACL_CONN_FLAGS, 0, 0, 0, "slow", NULL},
     {"load", aclLoadCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"save", aclSaveCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},
     {"list", aclListCommand, 2, ACL_ADMIN_FLAGS, 0, 0, 0, "admin slow dangerous", NULL},

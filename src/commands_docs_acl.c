@@ -55,6 +55,16 @@ const commandDoc aclCommandDocsTable[] = {
     .redis_arity = -4, .redis_flags = "admin noscript loading stale", .redis_acl = "@admin @slow @dangerous",
     .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
 {
+    .name = "acl|genpass",
+    .summary = "Generates a pseudorandom, secure password that can be used to identify ACL users.",
+    .since = "6.0.0",
+    .group = "server",
+    .complexity = "O(N)",
+    .args = ARGS(
+        {.name = "bits", .type = ARG_TYPE_INTEGER, .flags = CMD_ARG_OPTIONAL}),
+    .redis_arity = -2, .redis_flags = "noscript loading stale", .redis_acl = "@slow",
+    .redis_firstkey = 0, .redis_lastkey = 0, .redis_keystep = 0},
+{
     .name = "acl|getuser",
     .summary = "Lists the ACL rules of a user.",
     .since = "6.0.0",

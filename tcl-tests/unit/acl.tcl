@@ -249,6 +249,15 @@ start_server {tags {"acl"}} {
         lindex $entry 3
     } {acl setuser (redacted) (redacted) (redacted)}
 
+    test {ACL GENPASS} {
+        set a [r acl genpass]
+        set b [r acl genpass]
+        set c [r acl genpass 5]
+        catch {r acl genpass 5000} e1
+        catch {r acl genpass -1} e2
+        list [string length $a] [regexp {^[0-9a-f]+$} $a] [expr {$a ne $b}] [string length $c] $e1 $e2
+    } {64 1 1 2 {ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096} {ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096}}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
