@@ -14,8 +14,9 @@
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
  * lines in the configuration or an aclfile (ACL SAVE, ACL LOAD), ACL
- * DRYRUN, ACL LOG, ACL GETUSER, ACL LIST, ACL GENPASS. Not (yet):
- * selectors, the sanitize-payload flags, acl-pubsub-default.
+ * DRYRUN, ACL LOG, ACL GETUSER, ACL LIST, ACL GENPASS, acl-pubsub-default;
+ * the (skip-)sanitize-payload flags are kept and shown (casq has no
+ * RESTORE for them to act on). Not (yet): selectors.
  *
  * Users are configuration, not queue state: the configuration's `user`
  * lines (or --user) make them at start, ACL SETUSER changes live in this
@@ -41,6 +42,8 @@
 #include "commands_docs.h"
 
 #define ACL_HASH_LEN 32
+#define ACL_SANITIZE_PAYLOAD 1
+#define ACL_SKIP_SANITIZE_PAYLOAD 2
 #define ACL_KEY_READ (1 << 0)
 #define ACL_KEY_WRITE (1 << 1)
 
@@ -48,6 +51,8 @@ typedef struct aclUser {
     sds name;
     int enabled;
     int nopass;
+    int sanitize; /* 0, ACL_SANITIZE_PAYLOAD or ACL_SKIP_SANITIZE_PAYLOAD
+                   * (flags only: casq has no RESTORE) */
     int npass;
     unsigned char (*pass)[ACL_HASH_LEN]; /* SHA-256 of each password */
     int allcommands;                     /* +@all: every command */
@@ -76,10 +81,11 @@ static void freeSdsArray(sds *a, int n) {
 }
 
 /* A new user as Redis makes one: off, no passwords, no commands, no keys,
- * no channels (acl-pubsub-default resetchannels). */
+ * and no channels unless acl-pubsub-default is allchannels. */
 static aclUser *aclCreateUser(const char *name, size_t len) {
     aclUser *u = zcalloc(sizeof(*u));
     u->name = sdsnewlen(name, len);
+    u->allchannels = server.cfg.acl_pubsub_default_all;
     u->commands = dictCreate(&sdsKeyDictType);
     u->cmd_rules = sdsempty();
     return u;
@@ -101,6 +107,7 @@ static aclUser *aclDupUser(const aclUser *src) {
     aclUser *u = aclCreateUser(src->name, sdslen(src->name));
     u->enabled = src->enabled;
     u->nopass = src->nopass;
+    u->sanitize = src->sanitize;
     u->npass = src->npass;
     if (src->npass) {
         u->pass = zmalloc(sizeof(*u->pass) * (size_t)src->npass);
@@ -423,6 +430,10 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         u->enabled = 1;
     } else if (len == 3 && !strncasecmp(op, "off", 3)) {
         u->enabled = 0;
+    } else if (len == 16 && !strncasecmp(op, "sanitize-payload", 16)) {
+        u->sanitize = ACL_SANITIZE_PAYLOAD;
+    } else if (len == 21 && !strncasecmp(op, "skip-sanitize-payload", 21)) {
+        u->sanitize = ACL_SKIP_SANITIZE_PAYLOAD;
     } else if (len == 6 && !strncasecmp(op, "nopass", 6)) {
         u->nopass = 1;
         zfree(u->pass);
@@ -520,7 +531,9 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         aclSetUserRule(u, "resetpass", 9);
         aclSetUserRule(u, "resetkeys", 9);
         aclSetUserRule(u, "resetchannels", 13);
+        if (server.cfg.acl_pubsub_default_all) aclSetUserRule(u, "allchannels", 11);
         aclSetUserRule(u, "off", 3);
+        aclSetUserRule(u, "sanitize-payload", 16);
         aclSetUserRule(u, "-@all", 5);
     } else {
         return ACL_RULE_SYNTAX;
@@ -1228,10 +1241,13 @@ static void aclGetuserCommand(client *c) {
     int enabled = u ? u->enabled : 1;
     int nopass = u ? u->nopass : server.cfg.requirepass == NULL;
     addReplyMapLen(c, 6);
+    int sanitize = u ? u->sanitize : 0;
     addReplyBulkCString(c, "flags");
-    addReplySetLen(c, 1 + nopass);
+    addReplySetLen(c, 1 + nopass + (sanitize != 0));
     addReplyBulkCString(c, enabled ? "on" : "off");
     if (nopass) addReplyBulkCString(c, "nopass");
+    if (sanitize == ACL_SKIP_SANITIZE_PAYLOAD) addReplyBulkCString(c, "skip-sanitize-payload");
+    if (sanitize == ACL_SANITIZE_PAYLOAD) addReplyBulkCString(c, "sanitize-payload");
     addReplyBulkCString(c, "passwords");
     unsigned char(*hashes)[ACL_HASH_LEN] = NULL;
     int n = aclUserHashes(u, &hashes);
@@ -1253,6 +1269,8 @@ static sds aclDescribeUser(const char *name, aclUser *u) {
     sds s = sdscatlen(sdscat(sdsnew("user "), name), " ", 1);
     s = sdscat(s, (u ? u->enabled : 1) ? "on " : "off ");
     if (u ? u->nopass : server.cfg.requirepass == NULL) s = sdscat(s, "nopass ");
+    if (u && u->sanitize == ACL_SKIP_SANITIZE_PAYLOAD) s = sdscat(s, "skip-sanitize-payload ");
+    if (u && u->sanitize == ACL_SANITIZE_PAYLOAD) s = sdscat(s, "sanitize-payload ");
     unsigned char(*hashes)[ACL_HASH_LEN] = NULL;
     int n = aclUserHashes(u, &hashes);
     for (int j = 0; j < n; j++) {

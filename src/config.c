@@ -119,6 +119,11 @@ static const configEnumValue streamIdModeEnum[] = {
 
 /* casq never evicts (a queue must not drop jobs to make room): at
  * maxmemory it refuses what would grow, Redis's noeviction. */
+static const configEnumValue aclPubsubDefaultEnum[] = {
+    {"allchannels", 1},
+    {"resetchannels", 0},
+    {NULL, 0}};
+
 static const configEnumValue maxmemoryPolicyEnum[] = {
     {"noeviction", MAXMEMORY_NOEVICTION},
     {NULL, 0}};
@@ -175,6 +180,8 @@ static const configDirective configTable[] = {
      .default_value = ".", .set = setDir, .get = getDir},
     {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
      .default_value = "yes"},
+    {.name = "acl-pubsub-default", .type = CONFIG_ENUM, .offset = FIELD(acl_pubsub_default_all),
+     .default_value = "resetchannels", .enum_values = aclPubsubDefaultEnum},
     {.name = "aclfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
      .offset = FIELD(acl_filename), .default_value = ""},
     {.name = "acllog-max-len", .type = CONFIG_LONGLONG, .offset = FIELD(acllog_max_len),

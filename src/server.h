@@ -369,6 +369,8 @@ typedef struct serverConfig {
     int protected_mode;        /* no password: only loopback clients (Redis) */
     long long acllog_max_len;  /* ACL LOG entries kept (acl.c) */
     char *acl_filename;        /* aclfile: ACL users file, NULL = none */
+    int acl_pubsub_default_all; /* acl-pubsub-default allchannels: new users
+                                 * get &* (Redis 6 default) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */

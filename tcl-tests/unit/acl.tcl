@@ -258,6 +258,24 @@ start_server {tags {"acl"}} {
         list [string length $a] [regexp {^[0-9a-f]+$} $a] [expr {$a ne $b}] [string length $c] $e1 $e2
     } {64 1 1 2 {ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096} {ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096}}
 
+    test {reset: sanitize-payload; skip-sanitize-payload is a flag} {
+        r acl setuser fl reset
+        set a [dict get [r acl getuser fl] flags]
+        r acl setuser fl on skip-sanitize-payload
+        set b [dict get [r acl getuser fl] flags]
+        list $a $b [lsearch -inline -glob [r acl list] {user fl *}]
+    } {{off sanitize-payload} {on skip-sanitize-payload} {user fl on skip-sanitize-payload resetchannels -@all}}
+
+    test {acl-pubsub-default allchannels: new users get &*} {
+        r config set acl-pubsub-default allchannels
+        r acl setuser pubdef on
+        set a [dict get [r acl getuser pubdef] channels]
+        r config set acl-pubsub-default resetchannels
+        r acl setuser pubdef2 on
+        set b [dict get [r acl getuser pubdef2] channels]
+        list $a $b [lindex [r config get acl-pubsub-default] 1]
+    } {&* {} resetchannels}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
