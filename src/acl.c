@@ -14,9 +14,9 @@
  * ~pattern, %R~pattern, %W~pattern, %RW~pattern, resetkeys, allchannels,
  * &pattern, resetchannels, reset; ACL DELUSER, ACL USERS, ACL CAT; `user`
  * lines in the configuration or an aclfile (ACL SAVE, ACL LOAD), ACL
- * DRYRUN, ACL LOG, ACL GETUSER, ACL LIST, ACL GENPASS, acl-pubsub-default;
- * the (skip-)sanitize-payload flags are kept and shown (casq has no
- * RESTORE for them to act on). Not (yet): selectors.
+ * DRYRUN, ACL LOG, ACL GETUSER, ACL LIST, ACL GENPASS, acl-pubsub-default,
+ * selectors "(rule ...)" and clearselectors; the (skip-)sanitize-payload
+ * flags are kept and shown (casq has no RESTORE for them to act on).
  *
  * Users are configuration, not queue state: the configuration's `user`
  * lines (or --user) make them at start, ACL SETUSER changes live in this
@@ -67,6 +67,11 @@ typedef struct aclUser {
     int allchannels;
     int nchannels;
     sds *channels; /* &pattern */
+    /* Selectors, "(rule ...)": more permission sets, each an aclUser of
+     * which only the command, key and channel fields are used. A command
+     * runs if the user's own set or any one selector allows all of it. */
+    int nsel;
+    struct aclUser **sels;
 } aclUser;
 
 static dict *Users; /* name -> aclUser* (values freed here) */
@@ -91,6 +96,8 @@ static aclUser *aclCreateUser(const char *name, size_t len) {
     return u;
 }
 
+static aclUser *aclDupUser(const aclUser *src);
+
 static void aclFreeUser(aclUser *u) {
     if (!u) return;
     sdsfree(u->name);
@@ -100,6 +107,8 @@ static void aclFreeUser(aclUser *u) {
     freeSdsArray(u->patterns, u->npatterns);
     zfree(u->pflags);
     freeSdsArray(u->channels, u->nchannels);
+    for (int j = 0; j < u->nsel; j++) aclFreeUser(u->sels[j]);
+    zfree(u->sels);
     zfree(u);
 }
 
@@ -133,6 +142,9 @@ static aclUser *aclDupUser(const aclUser *src) {
     u->nchannels = src->nchannels;
     u->channels = zmalloc(sizeof(sds) * (size_t)(src->nchannels + 1));
     for (int j = 0; j < src->nchannels; j++) u->channels[j] = sdsdup(src->channels[j]);
+    u->nsel = src->nsel;
+    u->sels = src->nsel ? zmalloc(sizeof(aclUser *) * (size_t)src->nsel) : NULL;
+    for (int j = 0; j < src->nsel; j++) u->sels[j] = aclDupUser(src->sels[j]);
     return u;
 }
 
@@ -423,9 +435,89 @@ static int aclHasSpaces(const char *s, size_t len) {
     return 0;
 }
 
+static int aclSetUserRule(aclUser *u, const char *op, size_t len);
+
+/* A rule inside a selector: only command, key and channel rules (Redis's
+ * ACLSetSelector). */
+static int aclSetSelectorRule(aclUser *sel, const char *op, size_t len) {
+    static const char *user_only[] = {"on", "off", "nopass", "resetpass", "reset", "clearselectors",
+                                      "sanitize-payload", "skip-sanitize-payload", NULL};
+    if (len == 0) return ACL_RULE_OK;
+    if (op[0] == '>' || op[0] == '<' || op[0] == '#' || op[0] == '!' || op[0] == '(') return ACL_RULE_SYNTAX;
+    for (int j = 0; user_only[j]; j++)
+        if (strlen(user_only[j]) == len && !strncasecmp(op, user_only[j], len)) return ACL_RULE_SYNTAX;
+    return aclSetUserRule(sel, op, len);
+}
+
+/* "(rule rule ...)": a new selector, made from -@all, no keys, and the
+ * channels acl-pubsub-default gives. */
+static int aclAddSelector(aclUser *u, const char *op, size_t len) {
+    aclUser *sel = aclCreateUser("", 0);
+    sds inner = sdsnewlen(op + 1, len - 2);
+    int argc = 0;
+    sds *argv = sdssplitargs(inner, &argc);
+    sdsfree(inner);
+    int err = argv ? ACL_RULE_OK : ACL_RULE_SYNTAX;
+    for (int j = 0; argv && j < argc && err == ACL_RULE_OK; j++) err = aclSetSelectorRule(sel, argv[j], sdslen(argv[j]));
+    if (argv) sdsfreesplitres(argv, argc);
+    if (err != ACL_RULE_OK) {
+        aclFreeUser(sel);
+        return err;
+    }
+    u->sels = zrealloc(u->sels, sizeof(aclUser *) * (size_t)(u->nsel + 1));
+    u->sels[u->nsel++] = sel;
+    return ACL_RULE_OK;
+}
+
+static void aclClearSelectors(aclUser *u) {
+    for (int j = 0; j < u->nsel; j++) aclFreeUser(u->sels[j]);
+    zfree(u->sels);
+    u->sels = NULL;
+    u->nsel = 0;
+}
+
+/* Redis's ACLMergeSelectorArguments: a selector given as several words
+ * ("(~x" "+get)") becomes one rule. Returns the merged rules (*merged of
+ * them) or NULL with *bad the argument whose parenthesis is not closed. */
+static sds *aclMergeSelectorArgs(sds *argv, int argc, int *merged, int *bad) {
+    sds *out = zmalloc(sizeof(sds) * (size_t)(argc + 1));
+    int n = 0;
+    sds open = NULL;
+    int open_at = -1;
+    for (int j = 0; j < argc; j++) {
+        sds a = argv[j];
+        size_t l = sdslen(a);
+        if (open) {
+            open = sdscatlen(sdscatlen(open, " ", 1), a, l);
+            if (l && a[l - 1] == ')') {
+                out[n++] = open;
+                open = NULL;
+            }
+        } else if (l && a[0] == '(' && a[l - 1] != ')') {
+            open = sdsdup(a);
+            open_at = j;
+        } else {
+            out[n++] = sdsdup(a);
+        }
+    }
+    if (open) {
+        sdsfree(open);
+        freeSdsArray(out, n);
+        *bad = open_at;
+        return NULL;
+    }
+    *merged = n;
+    return out;
+}
+
 /* One rule applied to u; ACL_RULE_OK or why not. */
 static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
     unsigned char h[ACL_HASH_LEN];
+    if (len >= 2 && op[0] == '(' && op[len - 1] == ')') return aclAddSelector(u, op, len);
+    if (len == 14 && !strncasecmp(op, "clearselectors", 14)) {
+        aclClearSelectors(u);
+        return ACL_RULE_OK;
+    }
     if (len == 2 && !strncasecmp(op, "on", 2)) {
         u->enabled = 1;
     } else if (len == 3 && !strncasecmp(op, "off", 3)) {
@@ -534,6 +626,7 @@ static int aclSetUserRule(aclUser *u, const char *op, size_t len) {
         if (server.cfg.acl_pubsub_default_all) aclSetUserRule(u, "allchannels", 11);
         aclSetUserRule(u, "off", 3);
         aclSetUserRule(u, "sanitize-payload", 16);
+        aclClearSelectors(u);
         aclSetUserRule(u, "-@all", 5);
     } else {
         return ACL_RULE_SYNTAX;
@@ -624,11 +717,36 @@ static int aclCommandChannels(struct redisCommand *cmd, int *first, int *only_on
     return 1;
 }
 
+static int aclCheckSelector(aclUser *u, struct redisCommand *cmd, sds *argv, int argc, int *errpos);
+
 /* Whether user u may run cmd with argv: ACL_OK, or what is denied, with
- * *errpos the argument at fault. u NULL is "default": everything. */
+ * *errpos the argument at fault. u NULL is "default": everything. With
+ * selectors, the user's own rules or any one selector must allow all of
+ * it; otherwise the refusal reported is the one that got furthest (a
+ * channel over a key over a command, then the later argument), as Redis. */
 static int aclCheckPermFor(aclUser *u, struct redisCommand *cmd, sds *argv, int argc, int *errpos) {
     *errpos = 0;
     if (!u) return ACL_OK;
+    int best = aclCheckSelector(u, cmd, argv, argc, errpos);
+    if (best == ACL_OK) return ACL_OK;
+    for (int j = 0; j < u->nsel; j++) {
+        int pos = 0;
+        int res = aclCheckSelector(u->sels[j], cmd, argv, argc, &pos);
+        if (res == ACL_OK) {
+            *errpos = 0;
+            return ACL_OK;
+        }
+        if (res > best || (res == best && pos > *errpos)) {
+            best = res;
+            *errpos = pos;
+        }
+    }
+    return best;
+}
+
+/* One permission set (the user's own, or a selector). */
+static int aclCheckSelector(aclUser *u, struct redisCommand *cmd, sds *argv, int argc, int *errpos) {
+    *errpos = 0;
     /* AUTH, HELLO, QUIT, RESET (no_auth) are every user's, as in Redis. */
     if (!(cmd->flags & CMD_NO_AUTH) && !aclCommandAllowed(u, cmd)) return ACL_DENIED_CMD;
     if (!u->allkeys && cmd->doc) {
@@ -774,19 +892,27 @@ static sds aclLoadFromFile(const char *filename) {
             if (why) errors = sdscatprintf(errors, "%s:%d: %s. ", filename, linenum, why);
             default_seen = 1;
         } else {
-            aclUser *u = aclCreateUser(argv[1], sdslen(argv[1]));
-            int bad = 0;
-            for (int j = 2; j < argc; j++) {
-                if (sdslen(argv[j]) == 0) continue; /* two spaces: an empty rule, a no-op */
-                int rerr = aclSetUserRule(u, argv[j], sdslen(argv[j]));
-                if (rerr != ACL_RULE_OK) {
-                    errors = sdscatprintf(errors, "%s:%d: Error in applying operation '%s': %s. ", filename, linenum,
-                                          argv[j], aclRuleErrorString(rerr));
-                    bad = 1;
+            int nrules, unmatched;
+            sds *rules = aclMergeSelectorArgs(argv + 2, argc - 2, &nrules, &unmatched);
+            if (!rules) {
+                errors = sdscatprintf(errors, "%s:%d: Unmatched parenthesis in acl selector starting at '%s'. ",
+                                      filename, linenum, argv[2 + unmatched]);
+            } else {
+                aclUser *u = aclCreateUser(argv[1], sdslen(argv[1]));
+                int bad = 0;
+                for (int j = 0; j < nrules; j++) {
+                    if (sdslen(rules[j]) == 0) continue; /* two spaces: an empty rule, a no-op */
+                    int rerr = aclSetUserRule(u, rules[j], sdslen(rules[j]));
+                    if (rerr != ACL_RULE_OK) {
+                        errors = sdscatprintf(errors, "%s:%d: Error in applying operation '%s': %s. ", filename,
+                                              linenum, rules[j], aclRuleErrorString(rerr));
+                        bad = 1;
+                    }
                 }
+                freeSdsArray(rules, nrules);
+                if (bad) aclFreeUser(u);
+                else dictAdd(fresh, sdsdup(u->name), u);
             }
-            if (bad) aclFreeUser(u);
-            else dictAdd(fresh, sdsdup(u->name), u);
         }
         freeSdsArray(argv, argc);
     }
@@ -1045,18 +1171,26 @@ static int aclSetUserFromArgs(sds *argv, int argc, sds *err) {
                       "default is not supported");
         return C_ERR;
     }
+    int nrules, bad;
+    sds *rules = aclMergeSelectorArgs(argv + 1, argc - 1, &nrules, &bad);
+    if (!rules) {
+        *err = sdscatprintf(sdsempty(), "Unmatched parenthesis in acl selector starting at '%s'.", argv[1 + bad]);
+        return C_ERR;
+    }
     aclUser *old = aclLookupUser(name, sdslen(name));
     /* All rules or none: they are applied to a copy. */
     aclUser *u = old ? aclDupUser(old) : aclCreateUser(name, sdslen(name));
-    for (int j = 1; j < argc; j++) {
-        int rerr = aclSetUserRule(u, argv[j], sdslen(argv[j]));
+    for (int j = 0; j < nrules; j++) {
+        int rerr = aclSetUserRule(u, rules[j], sdslen(rules[j]));
         if (rerr != ACL_RULE_OK) {
-            *err = sdscatprintf(sdsempty(), "Error in ACL SETUSER modifier '%s': %s", argv[j],
+            *err = sdscatprintf(sdsempty(), "Error in ACL SETUSER modifier '%s': %s", rules[j],
                                 aclRuleErrorString(rerr));
             aclFreeUser(u);
+            freeSdsArray(rules, nrules);
             return C_ERR;
         }
     }
+    freeSdsArray(rules, nrules);
     if (old) {
         /* Swap the contents so that connections keep their pointer. */
         aclUser tmp = *old;
@@ -1260,7 +1394,17 @@ static void aclGetuserCommand(client *c) {
     addReplyBulkCString(c, "channels");
     addReplyBulkSds(c, aclDescribeChannels(u, 0));
     addReplyBulkCString(c, "selectors");
-    addReplyArrayLen(c, 0);
+    int nsel = u ? u->nsel : 0;
+    addReplyArrayLen(c, nsel);
+    for (int j = 0; j < nsel; j++) {
+        addReplyMapLen(c, 3);
+        addReplyBulkCString(c, "commands");
+        addReplyBulkSds(c, aclDescribeCommands(u->sels[j]));
+        addReplyBulkCString(c, "keys");
+        addReplyBulkSds(c, aclDescribeKeys(u->sels[j]));
+        addReplyBulkCString(c, "channels");
+        addReplyBulkSds(c, aclDescribeChannels(u->sels[j], 0));
+    }
 }
 
 /* One ACL LIST line: "user <name> on|off [nopass] #<hash>... keys channels
@@ -1287,6 +1431,19 @@ static sds aclDescribeUser(const char *name, aclUser *u) {
     part = aclDescribeCommands(u);
     s = sdscatsds(s, part);
     sdsfree(part);
+    for (int j = 0; u && j < u->nsel; j++) {
+        aclUser *sel = u->sels[j];
+        s = sdscat(s, " (");
+        part = aclDescribeKeys(sel);
+        if (sdslen(part)) s = sdscatlen(sdscatsds(s, part), " ", 1);
+        sdsfree(part);
+        part = aclDescribeChannels(sel, 1);
+        if (sdslen(part)) s = sdscatlen(sdscatsds(s, part), " ", 1);
+        sdsfree(part);
+        part = aclDescribeCommands(sel);
+        s = sdscatlen(sdscatsds(s, part), ")", 1);
+        sdsfree(part);
+    }
     return s;
 }
 

@@ -276,6 +276,34 @@ start_server {tags {"acl"}} {
         list $a $b [lindex [r config get acl-pubsub-default] 1]
     } {&* {} resetchannels}
 
+    test {Selectors: described by GETUSER and LIST, errors} {
+        r acl setuser s on >p ~a* +xlen {(~b*} {+xadd)} {(%R~c* &ch +@read)}
+        set g [r acl getuser s]
+        set l [lsearch -inline -glob [r acl list] {user s *}]
+        catch {r acl setuser s2 {(~x}} e1
+        catch {r acl setuser s3 {(on)}} e2
+        catch {r acl setuser s4 {(~x +nosuchcmd)}} e3
+        r acl setuser s5 on >p {(~x +xlen)} clearselectors
+        list [dict get $g commands] [dict get $g keys] [dict get $g selectors] $l $e1 $e2 $e3 \
+             [dict get [r acl getuser s5] selectors]
+    } {{-@all +xlen} ~a* {{commands {-@all +xadd} keys ~b* channels {}} {commands {-@all +@read} keys %R~c* channels &ch}} {user s on #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 ~a* resetchannels -@all +xlen (~b* resetchannels -@all +xadd) (%R~c* resetchannels &ch -@all +@read)} {ERR Unmatched parenthesis in acl selector starting at '(~x'.} {ERR Error in ACL SETUSER modifier '(on)': Syntax error} {ERR Error in ACL SETUSER modifier '(~x +nosuchcmd)': Unknown command or category name in ACL} {}}
+
+    test {Selectors: a command runs if the user or one selector allows all of it} {
+        r acl setuser sel on >p resetkeys ~a* +xlen +select {(~b* +xadd)} {(%R~c* +@read)}
+        r del a1 b1 c1
+        r xadd c1 * f v
+        set c [redis_client]
+        $c auth sel p
+        $c select 9
+        set r1 [$c xlen a1]
+        set r2 [string length [$c xadd b1 * f v]]
+        catch {$c xadd a1 * f v} e1
+        set r3 [$c xlen c1]
+        catch {$c xadd c1 * f v} e2
+        $c close
+        list $r1 [expr {$r2 > 0}] $e1 $r3 $e2
+    } {0 1 {NOPERM No permissions to access a key} 1 {NOPERM No permissions to access a key}} {redis7.2}
+
     test {ACL USERS lists the users, sorted} {
         r acl setuser zed
         r acl setuser abe
