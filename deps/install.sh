@@ -7,6 +7,7 @@
 #   libcurl   (libcurl4-openssl-dev)  HTTP for the S3 store
 #   cJSON     (libcjson-dev)          parsing the state document
 #   zlib      (zlib1g-dev)            CRC-32 of segments
+#   libcrypto (libssl-dev)            SHA-256 and constant-time compare of passwords
 #   Lua 5.1   (liblua5.1-0-dev)       EVAL / EVALSHA scripts (Redis's Lua version)
 set -e
 missing=""
@@ -22,12 +23,13 @@ check libcurl libcurl4-openssl-dev
 check libcjson libcjson-dev
 check zlib zlib1g-dev
 check lua5.1 liblua5.1-0-dev
+check libcrypto libssl-dev
 if [ -n "$missing" ]; then
     echo "deps: installing$missing"
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in hiredis libevent libcurl libcjson zlib lua5.1; do
+for p in hiredis libevent libcurl libcjson zlib lua5.1 libcrypto; do
     printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
 done

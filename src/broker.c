@@ -7,7 +7,7 @@
  *
  * Forwarding (relay mode)
  *   A follower answers a few connection-level commands itself (see
- *   isLocalCommand: PING, ECHO, HELLO, AUTH, CLIENT, INFO, CONFIG, COMMAND,
+ *   isLocalCommand: PING, ECHO, HELLO, AUTH, ACL, CLIENT, INFO, CONFIG, COMMAND,
  *   SELECT, TIME, QUIT, RESET, SHUTDOWN), so an operator can still inspect
  *   and manage it. The first other command on a connection switches the
  *   connection to relay mode for good:
@@ -166,8 +166,8 @@ static void syncFollowed(void);
  * about, or what it replays to the broker at the switch. Nothing here
  * reads or writes the keyspace. */
 static int isLocalCommand(const char *name) {
-    static const char *local[] = {"ping",    "echo", "hello", "auth",  "client",   "info", "config",
-                                  "command", "time", "quit",  "reset", "shutdown", "select", NULL};
+    static const char *local[] = {"ping",    "echo", "hello", "auth",  "client",   "info",   "config",
+                                  "command", "time", "quit",  "reset", "shutdown", "select", "acl", NULL};
     for (int i = 0; local[i]; i++)
         if (!strcasecmp(name, local[i])) return 1;
     return 0;
@@ -179,7 +179,21 @@ int brokerMustForward(client *c) {
      * here (-NOAUTH), never relayed: the broker must not be the first to
      * judge a connection this node accepted. */
     if (!c->authenticated) return 0;
-    return !isLocalCommand(c->argv[0]);
+    if (isLocalCommand(c->argv[0])) return 0;
+    /* An ACL user's first command is checked here too (the broker checks
+     * it again, and everything after it): one this node refuses is
+     * answered here with -NOPERM, not relayed. */
+    if (c->user) {
+        struct redisCommand *cmd = lookupCommand(c->argv, c->argc);
+        if (cmd) {
+            int errpos;
+            c->cmd = cmd;
+            int denied = aclCheckCommandPerm(c, &errpos) != ACL_OK;
+            c->cmd = NULL;
+            if (denied) return 0;
+        }
+    }
+    return 1;
 }
 
 /* ========================================================================
@@ -540,7 +554,14 @@ static void relayLingerEvent(struct bufferevent *bev, short what, void *arg) {
  * many replies they produce. */
 static int buildHandshake(client *c, sds *hs) {
     int n = 0;
-    if (server.cfg.requirepass && c->authenticated) {
+    if (c->user && c->auth_pass) {
+        /* An ACL user (acl.c): the broker checks that user's rules. */
+        const char *name = aclClientUserName(c);
+        const char *argv[3] = {"AUTH", name, c->auth_pass};
+        size_t lens[3] = {4, strlen(name), sdslen(c->auth_pass)};
+        *hs = catCommand(*hs, 3, argv, lens);
+        n++;
+    } else if (server.cfg.requirepass && c->authenticated) {
         *hs = catCommandStr(*hs, 2, "AUTH", server.cfg.requirepass);
         n++;
     }

@@ -116,6 +116,18 @@ static uint64_t commandAclCategories(struct redisCommand *cmd) {
     return cats;
 }
 
+/* For acl.c: a command's category bitmap, and a category's bit by name
+ * (-1 if unknown). */
+uint64_t commandAclCategoryBits(struct redisCommand *cmd) { return commandAclCategories(cmd); }
+
+int aclCategoryBitByName(const char *name, size_t len) { return aclCategoryIndex(name, len); }
+
+const char *aclCategoryNameByBit(int bit) {
+    int n = 0;
+    while (aclCategoryNames[n]) n++;
+    return bit >= 0 && bit < n ? aclCategoryNames[bit] : NULL;
+}
+
 /* Redis adds "movablekeys" to any command whose keys cannot be found at
  * fixed positions: a key spec that is not "index + range". */
 static uint64_t commandReportedFlags(struct redisCommand *cmd) {

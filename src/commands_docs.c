@@ -1721,6 +1721,7 @@ extern const commandDoc setCommandDocsTable[];    /* commands_docs_set.c */
 extern const commandDoc pubsubCommandDocsTable[]; /* commands_docs_pubsub.c */
 extern const commandDoc scriptingCommandDocsTable[]; /* commands_docs_scripting.c */
 extern const commandDoc stream8CommandDocsTable[]; /* commands_docs_stream8.c */
+extern const commandDoc aclCommandDocsTable[];    /* commands_docs_acl.c */
 
 const commandDoc *const commandDocsTables[] = {
     commandDocsTable,
@@ -1732,6 +1733,7 @@ const commandDoc *const commandDocsTables[] = {
     pubsubCommandDocsTable,
     scriptingCommandDocsTable,
     stream8CommandDocsTable,
+    aclCommandDocsTable,
     NULL,
 };
 

@@ -119,6 +119,11 @@ static const configEnumValue streamIdModeEnum[] = {
 
 /* casq never evicts (a queue must not drop jobs to make room): at
  * maxmemory it refuses what would grow, Redis's noeviction. */
+static const configEnumValue aclPubsubDefaultEnum[] = {
+    {"allchannels", 1},
+    {"resetchannels", 0},
+    {NULL, 0}};
+
 static const configEnumValue maxmemoryPolicyEnum[] = {
     {"noeviction", MAXMEMORY_NOEVICTION},
     {NULL, 0}};
@@ -175,6 +180,12 @@ static const configDirective configTable[] = {
      .default_value = ".", .set = setDir, .get = getDir},
     {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
      .default_value = "yes"},
+    {.name = "acl-pubsub-default", .type = CONFIG_ENUM, .offset = FIELD(acl_pubsub_default_all),
+     .default_value = "resetchannels", .enum_values = aclPubsubDefaultEnum},
+    {.name = "aclfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(acl_filename), .default_value = ""},
+    {.name = "acllog-max-len", .type = CONFIG_LONGLONG, .offset = FIELD(acllog_max_len),
+     .min = 0, .max = LLONG_MAX, .default_value = "128"},
     {.name = "active-expire", .type = CONFIG_BOOL, .offset = FIELD(active_expire),
      .default_value = "yes"},
 
@@ -868,6 +879,11 @@ static int loadConfigString(const char *config, int depth, sds *err) {
         if (!strcmp(argv[0], "include") && argc == 2) {
             /* Errors in the included file are reported by it, in full. */
             if (loadConfigFile(argv[1], depth + 1, err) != C_OK) ok = 0;
+            goto next;
+        }
+        if (!strcmp(argv[0], "user") && argc >= 2) {
+            /* ACL users: applied once the command table exists (acl.c). */
+            aclQueueConfigUser(argv + 1, argc - 1);
             goto next;
         }
         const configDirective *d = lookupDirective(argv[0]);

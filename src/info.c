@@ -81,6 +81,8 @@ void resetServerStats(void) {
     server.stat_numcommands = 0;
     server.stat_numconnections = 0;
     server.stat_rejected_conn = 0;
+    server.stat_acl_denied_auth = server.stat_acl_denied_cmd = 0;
+    server.stat_acl_denied_key = server.stat_acl_denied_channel = 0;
     server.stat_expiredkeys = 0;
     server.stat_keyspace_hits = 0;
     server.stat_keyspace_misses = 0;
@@ -271,7 +273,11 @@ static sds genStatsSection(sds s) {
                         "client_query_buffer_limit_disconnections:%lld\r\n"
                         "client_output_buffer_limit_disconnections:%lld\r\n"
                         "unexpected_error_replies:%lld\r\n"
-                        "total_error_replies:%lld\r\n",
+                        "total_error_replies:%lld\r\n"
+                        "acl_access_denied_auth:%lld\r\n"
+                        "acl_access_denied_cmd:%lld\r\n"
+                        "acl_access_denied_key:%lld\r\n"
+                        "acl_access_denied_channel:%lld\r\n",
                         server.stat_numconnections, server.stat_numcommands,
                         getInstantaneousMetric(STATS_METRIC_COMMAND), server.stat_net_input_bytes,
                         server.stat_net_output_bytes, (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
@@ -279,7 +285,9 @@ static sds genStatsSection(sds s) {
                         server.stat_expiredkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
                         pubsubTotalChannels(0), pubsubTotalChannels(1), pubsubTotalChannels(2),
                         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
-                        server.stat_unexpected_error_replies, server.stat_total_error_replies);
+                        server.stat_unexpected_error_replies, server.stat_total_error_replies,
+                        server.stat_acl_denied_auth, server.stat_acl_denied_cmd, server.stat_acl_denied_key,
+                        server.stat_acl_denied_channel);
 }
 
 /* casq has no replication: every node that is not the broker forwards to

@@ -161,6 +161,7 @@ void freeClient(client *c) {
     sdsfree(c->name);
     sdsfree(c->lib_name);
     sdsfree(c->lib_ver);
+    sdsfree(c->auth_pass);
     zfree(c);
 }
 
@@ -752,6 +753,7 @@ void failHeldReplies(const char *err) { failHeldRepliesUpTo(UINT64_MAX, err); }
 /* Writes what may be sent. Returns C_ERR if the client was freed. */
 static int writeToClient(client *c) {
     struct iovec iov[16];
+    size_t totwritten = 0;
     for (;;) {
         int n = 0;
         size_t total = 0;
@@ -775,6 +777,7 @@ static int writeToClient(client *c) {
             return C_ERR;
         }
         server.stat_net_output_bytes += w;
+        totwritten += (size_t)w;
         size_t left = (size_t)w;
         while (left && c->reply) {
             size_t avail = c->reply->used - c->sentlen;
@@ -793,7 +796,9 @@ static int writeToClient(client *c) {
         }
         if ((size_t)w < total) break;
     }
-    c->last_interaction = server.mstime_cache;
+    /* Only bytes that left count as interaction (Redis): a client that
+     * does not read stays idle for `timeout`. */
+    if (totwritten) c->last_interaction = server.mstime_cache;
     if (c->relay) brokerRelayClientDrained(c); /* broker forwarding */
     int sendable = c->reply && c->reply->need_seq <= server.durable_seq;
     if (sendable) {
@@ -1091,13 +1096,13 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
         "multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%d omem=%zu "
-        "tot-mem=%zu events=r%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+        "tot-mem=%zu events=r%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
         (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (now - c->ctime) / 1000,
         (now - c->last_interaction) / 1000, clientFlagsString(c, flags), c->db ? c->db->id : 0,
         pubsubClientCount(c, 0), pubsubClientCount(c, 1), pubsubClientCount(c, 2),
         (c->flags & CLIENT_MULTI) ? c->mstate.count : -1, watched, sdslen(c->querybuf) - c->qb_pos,
         sdsavail(c->querybuf), (size_t)0, sdsalloc(c->querybuf), c->querybuf_peak, obl, oll, c->reply_bytes,
-        sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, c->resp,
+        sdsAllocSize(c->querybuf) + c->reply_bytes + sizeof(client), c->reply ? "w" : "", cmdname, aclClientUserName(c), c->resp,
         c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
 }
 
@@ -1214,7 +1219,7 @@ static void clientInfoCommand(client *c) {
 
 /* CLIENT KILL <ip:port> (old form) or CLIENT KILL <filter> <value> ... */
 static void clientKillCommand(client *c) {
-    const char *addr = NULL, *laddr = NULL;
+    const char *addr = NULL, *laddr = NULL, *user = NULL;
     long long id = 0, maxage = 0;
     int skipme = 1, type_normal = -1; /* 1 normal, 2 pubsub, 0 other */
     if (c->argc == 3) {
@@ -1243,10 +1248,11 @@ static void clientKillCommand(client *c) {
             } else if (!strcasecmp(opt, "laddr")) {
                 laddr = val;
             } else if (!strcasecmp(opt, "user")) {
-                if (strcmp(val, "default")) {
+                if (!aclUserExists(val)) {
                     addReplyErrorFormat(c, "No such user '%s'", val);
                     return;
                 }
+                user = val;
             } else if (!strcasecmp(opt, "skipme")) {
                 if (!strcasecmp(val, "yes")) skipme = 1;
                 else if (!strcasecmp(val, "no")) skipme = 0;
@@ -1274,6 +1280,7 @@ static void clientKillCommand(client *c) {
         if (addr && strcmp(cl->addr, addr)) continue;
         if (laddr && strcmp(cl->laddr, laddr)) continue;
         if (id && cl->id != (uint64_t)id) continue;
+        if (user && strcmp(aclClientUserName(cl), user)) continue;
         if (type_normal == 0) continue;
         if (type_normal > 0 && (type_normal == 2) != !!(cl->flags & CLIENT_PUBSUB)) continue;
         if (maxage && (server.mstime_cache - cl->ctime) / 1000 < maxage) continue;

@@ -219,6 +219,8 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
         refusal = "ERR Wrong number of args calling Redis command from script";
     } else if (cmd->flags & CMD_NOSCRIPT) {
         refusal = "ERR This Redis command is not allowed from script";
+    } else if (lctx.caller && (ownrefusal = aclScriptRefusal(lctx.caller, cmd, argv, argc)) != NULL) {
+        /* The caller's ACL user applies to what the script calls (acl.c). */
     } else if ((cmd->flags & CMD_WRITE) && lctx.readonly) {
         refusal = "ERR Write commands are not allowed from read-only scripts.";
     } else if ((cmd->flags & CMD_WRITE) && (ownrefusal = commitFollowerError()) != NULL) {

@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@ extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
 extern struct redisCommand scriptingCommandTable[]; /* scripting.c: EVAL, EVALSHA, SCRIPT */
+extern struct redisCommand aclCommandTable[];     /* acl.c */
 
 static struct redisCommand *commandTables[] = {
     serverCommandTable, clientCommandTable, dbCommandTable,      multiCommandTable,
@@ -63,6 +66,7 @@ static struct redisCommand *commandTables[] = {
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
     scriptingCommandTable,
+    aclCommandTable,
     NULL,
 };
 
@@ -318,6 +322,16 @@ int processCommand(client *c) {
         rejectCommand(c, "-NOAUTH Authentication required.");
         return C_OK;
     }
+    if (c->user) {
+        int errpos, denied = aclCheckCommandPerm(c, &errpos);
+        if (denied != ACL_OK) {
+            aclLogDenied(c, denied, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, errpos, NULL,
+                         NULL);
+            c->cmd->rejected_calls++;
+            rejectCommandSds(c, aclDeniedMessage(c, denied));
+            return C_OK;
+        }
+    }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, "-LOADING casq is loading the state document");
         return C_OK;
@@ -398,12 +412,19 @@ static void timeCommand(client *c) {
     addReplyBulkLongLong(c, us % 1000000);
 }
 
-/* Checks a password for the default user (casq has no ACL users). */
-static int checkPassword(const char *user, sds pass) {
-    if (user && strcasecmp(user, "default") != 0) return 0;
+/* Whether `given` is the default user's password (requirepass). As Redis
+ * (ACLCheckUserCredentials), the SHA-256 digests of both are compared, in
+ * constant time: how long a wrong guess takes says nothing about how much
+ * of it was right, nor about the password's length. */
+int authPasswordMatches(const char *given, size_t len) {
     if (!server.cfg.requirepass) return 1; /* "nopass" default user */
-    size_t l = strlen(server.cfg.requirepass);
-    return sdslen(pass) == l && memcmp(pass, server.cfg.requirepass, l) == 0;
+    unsigned char a[EVP_MAX_MD_SIZE], b[EVP_MAX_MD_SIZE];
+    unsigned int alen = 0, blen = 0;
+    if (!EVP_Digest(given, len, a, &alen, EVP_sha256(), NULL) ||
+        !EVP_Digest(server.cfg.requirepass, strlen(server.cfg.requirepass), b, &blen, EVP_sha256(), NULL) ||
+        alen != blen)
+        return 0;
+    return CRYPTO_memcmp(a, b, alen) == 0;
 }
 
 static void authCommand(client *c) {
@@ -416,12 +437,17 @@ static void authCommand(client *c) {
                          "Are you sure your configuration is correct?");
         return;
     }
-    const char *user = c->argc == 3 ? c->argv[1] : NULL;
+    /* AUTH <password> is the "default" user's; AUTH <user> <password> any
+     * user's (acl.c). */
     sds pass = c->argv[c->argc - 1];
-    if (checkPassword(user, pass)) {
-        c->authenticated = 1;
+    sds def = c->argc == 2 ? sdsnew("default") : NULL;
+    int ok = aclAuthenticate(c, def ? def : c->argv[1], pass);
+    sdsfree(def);
+    if (ok) {
         addReplyOk(c);
     } else {
+        aclLogDenied(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, 0,
+                     c->argc == 2 ? "default" : c->argv[1], NULL);
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
     }
 }
@@ -455,11 +481,12 @@ static void helloCommand(client *c) {
             return;
         }
     }
-    if (user && !checkPassword(user, pass)) {
+    if (user && !aclAuthenticate(c, user, pass)) {
+        aclLogDenied(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, 0, user,
+                     NULL);
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
         return;
     }
-    if (user) c->authenticated = 1;
     if (!c->authenticated) {
         addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
                          "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
@@ -504,7 +531,7 @@ static void resetCommand(client *c) {
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     if (c->flags & CLIENT_MONITOR) monitorRemoveClient(c); /* RESET ends MONITOR */
     pubsubUnsubscribeAll(c);                              /* ... and pub/sub */
-    c->authenticated = server.cfg.requirepass == NULL;
+    aclResetClientUser(c); /* back to "default" */
     addReplyStatus(c, "RESET");
 }
 
@@ -565,9 +592,14 @@ static void clientsCron(void) {
     for (ln = listFirst(server.clients); ln; ln = next) {
         next = ln->next;
         client *c = ln->value;
-        /* A relayed connection's idleness is the broker's to judge. */
-        if (server.cfg.maxidletime && !(c->flags & CLIENT_BLOCKED) && !c->reply && !c->relay &&
-            now - c->last_interaction > (long long)server.cfg.maxidletime * 1000) {
+        /* As Redis: blocked and Pub/Sub clients have no idle timeout, and
+         * unread replies do not make a client busy (a client that stops
+         * reading is idle). Replies still waiting for a commit do: that
+         * client is waiting on us. A relayed connection's idleness is the
+         * broker's to judge. */
+        int waiting_on_commit = c->reply_tail && c->reply_tail->need_seq > server.durable_seq;
+        if (server.cfg.maxidletime && !(c->flags & (CLIENT_BLOCKED | CLIENT_PUBSUB)) && !waiting_on_commit &&
+            !c->relay && now - c->last_interaction > (long long)server.cfg.maxidletime * 1000) {
             serverLog(LL_VERBOSE, "Closing idle client");
             freeClientAsync(c);
             continue;
@@ -863,6 +895,7 @@ static void initServer(void) {
     server.start_time_ms = server.mstime_cache;
     initDbs();
     populateCommandTable();
+    aclInit();
     attachCommandDocs();
 }
 
@@ -883,6 +916,7 @@ static void freeServerOnExit(void) {
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
     scriptingRelease(); /* scripting.c: the Lua interpreter, its client */
+    aclFreeAll();     /* acl.c */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);
@@ -1008,6 +1042,12 @@ int main(int argc, char **argv) {
     }
     initServer();
     if (!export_path && adjustOpenFilesLimit() != C_OK) {
+        freeServerOnExit();
+        return 1;
+    }
+    if (aclLoadConfiguredUsers(&err) != C_OK) {
+        serverLog(LL_WARNING, "Error in user declaration: %s", err);
+        sdsfree(err);
         freeServerOnExit();
         return 1;
     }

@@ -226,6 +226,9 @@ typedef struct client {
     struct event *write_ev;    /* writable event, armed when a write is short */
     int resp;                  /* 2 or 3 (HELLO) */
     int authenticated;         /* AUTH passed (or no requirepass) */
+    struct aclUser *user;      /* ACL user (acl.c), NULL = "default" */
+    sds auth_pass;             /* that user's password, for a follower's
+                                * relay to the broker (broker.c), or NULL */
     redisDb *db;               /* SELECTed database */
     sds name;                  /* CLIENT SETNAME */
     sds lib_name;              /* CLIENT SETINFO LIB-NAME */
@@ -364,6 +367,10 @@ typedef struct serverConfig {
     char *pidfile;             /* NULL = none */
     int daemonize;             /* fork into background */
     int protected_mode;        /* no password: only loopback clients (Redis) */
+    long long acllog_max_len;  /* ACL LOG entries kept (acl.c) */
+    char *acl_filename;        /* aclfile: ACL users file, NULL = none */
+    int acl_pubsub_default_all; /* acl-pubsub-default allchannels: new users
+                                 * get &* (Redis 6 default) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
     char *configfile;          /* absolute path of the config file, or NULL */
@@ -462,6 +469,10 @@ typedef struct redisServer {
     long long stat_numcommands;
     long long stat_numconnections;
     long long stat_rejected_conn;
+    long long stat_acl_denied_auth;    /* INFO acl_access_denied_* (acl.c) */
+    long long stat_acl_denied_cmd;
+    long long stat_acl_denied_key;
+    long long stat_acl_denied_channel;
     long long stat_expiredkeys;
     long long stat_keyspace_hits;
     long long stat_keyspace_misses;
@@ -528,6 +539,32 @@ void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
 void freeAcceptBackoff(void);
 int protectedModeDenies(const char *peer_ip, int is_unix);
+int authPasswordMatches(const char *given, size_t len);
+
+/* --- ACL users (acl.c) --- */
+#define ACL_OK 0
+#define ACL_DENIED_CMD 1
+#define ACL_DENIED_KEY 2
+#define ACL_DENIED_CHANNEL 3
+void aclInit(void);
+void aclQueueConfigUser(sds *argv, int argc);
+int aclLoadConfiguredUsers(sds *err);
+void aclFreeAll(void);
+int aclAuthenticate(client *c, sds user, sds pass);
+void aclResetClientUser(client *c);
+int aclCheckCommandPerm(client *c, int *errpos);
+sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int argc);
+sds aclDeniedMessage(client *c, int reason);
+#define ACL_DENIED_AUTH 4
+#define ACL_LOG_CTX_TOPLEVEL 0
+#define ACL_LOG_CTX_LUA 1
+#define ACL_LOG_CTX_MULTI 2
+void aclLogDenied(client *c, int reason, int context, int argpos, const char *username, const char *object);
+const char *aclClientUserName(const client *c);
+int aclUserExists(const char *name);
+uint64_t commandAclCategoryBits(struct redisCommand *cmd);
+int aclCategoryBitByName(const char *name, size_t len);
+const char *aclCategoryNameByBit(int bit);
 int adjustOpenFilesLimit(void);
 int processInputBuffer(client *c);
 void handleClientsWithPendingWrites(void);

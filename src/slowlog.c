@@ -33,6 +33,8 @@ int commandArgIsRedacted(client *c, int j) {
     const char *name = c->argv[0];
     if (j < 1 || j >= c->argc) return 0;
     if (!strcasecmp(name, "auth")) return c->argc <= 3;
+    /* ACL SETUSER: every argument from the user name on (passwords). */
+    if (!strcasecmp(name, "acl")) return c->argc >= 3 && !strcasecmp(c->argv[1], "setuser") && j >= 2;
     if (!strcasecmp(name, "config")) {
         /* CONFIG SET name value ...: the values of secrets (Redis checks
          * every pair, even after an invalid one). */

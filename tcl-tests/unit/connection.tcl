@@ -860,3 +860,39 @@ start_server {tags {"connection" "redis7.2"} overrides {requirepass secret}} {
         set n
     } {5000}
 }
+
+start_server {tags {"connection"}} {
+    test {timeout: an idle client with unread replies is disconnected} {
+        r xadd bigval * f [string repeat x 1000000]
+        r config set timeout 1
+        set rd [redis_deferring_client]
+        # 20 MB of replies it never reads: more than the socket buffers hold.
+        for {set i 0} {$i < 20} {incr i} {$rd xrange bigval - +}
+        $rd flush
+        wait_for_condition 100 100 {
+            [s connected_clients] == 1
+        } else {
+            fail "the idle client with unread replies was not disconnected"
+        }
+        catch {$rd close}
+        r config set timeout 0
+        r ping
+    } {PONG}
+
+    test {timeout: Pub/Sub clients are not disconnected when idle} {
+        r config set timeout 1
+        set rd [redis_deferring_client]
+        $rd subscribe somechannel
+        $rd read
+        after 2500
+        # The main client was idle too and is gone: ask from a new one.
+        set c [redis_client]
+        set n [status $c connected_clients]
+        $c config set timeout 0
+        $c close
+        catch {$rd close}
+        r reconnect
+        r select 9
+        set n
+    } {2}
+}

@@ -558,9 +558,62 @@ def scenario_auth():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def scenario_acl():
+    # ACL users through a follower: its own rules first (-NOPERM here, the
+    # broker sees nothing), then AUTH <user> <pass> to the broker, which
+    # applies its rules to everything relayed.
+    d = tempfile.mkdtemp(prefix="casq-fo-acl-")
+    a = node(d, "a", timeout=1000)
+    b = node(d, "b", timeout=1000)
+    for n in (a, b):
+        n.start(wait=False)
+        check(wait_for(lambda: redis.Redis(port=n.port, socket_timeout=2).ping(), 10), f"acl: node on {n.port} is up")
+    check(make_follower(a), "acl: a follows b")
+    for n in (a, b):
+        r = n.client()
+        r.execute_command("ACL", "SETUSER", "worker", "on", ">wpw", "+@stream", "+ping", "~jobs:*")
+        r.close()
+    r = a.client()
+    r.execute_command("ACL", "SETUSER", "onlyhere", "on", ">opw", "+@all", "~*")
+    r.close()
+
+    def noperm_count(n):
+        es = n.client().info("errorstats").get("errorstat_NOPERM", "count=0")
+        return es.get("count") if isinstance(es, dict) else int(str(es).split("count=")[1].split(",")[0])
+
+    w = redis.Redis(port=a.port, username="worker", password="wpw", socket_timeout=5)
+    got = []
+    try:
+        w.xadd(b"other", {b"f": b"v"})
+    except redis.ResponseError as e:
+        got.append(str(e))
+    check(got == ["No permissions to access a key"], "acl: the follower refuses a key outside ~jobs:*", f"{got}")
+    check(noperm_count(b) == 0, "acl: ... without relaying it to the broker")
+    eid = w.xadd(b"jobs:1", {b"f": b"v"})
+    check(b.client().xlen(b"jobs:1") == 1, "acl: an allowed write is relayed and lands on the broker", f"{eid}")
+    try:
+        w.xadd(b"other", {b"f": b"v"})
+        check(False, "acl: after the switch, the broker applies the user's rules")
+    except redis.ResponseError as e:
+        check("permissions" in str(e) and noperm_count(b) == 1,
+              "acl: after the switch, the broker applies the user's rules", str(e))
+    w.close()
+    o = redis.Redis(port=a.port, username="onlyhere", password="opw", socket_timeout=5)
+    try:
+        o.xadd(b"jobs:2", {b"f": b"v"})
+        check(False, "acl: a user the broker does not know is not relayed as someone else")
+    except redis.ResponseError as e:
+        check(b.client().exists(b"jobs:2") == 0,
+              "acl: a user the broker does not know is not relayed as someone else", str(e))
+    o.close()
+    a.stop()
+    b.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     only = sys.argv[1:]
-    for name, fn in [("forward", scenario_forward), ("auth", scenario_auth), ("kill", scenario_kill),
+    for name, fn in [("forward", scenario_forward), ("auth", scenario_auth), ("acl", scenario_acl), ("kill", scenario_kill),
                      ("stop", scenario_stop), ("down", scenario_down)]:
         if not only or name in only:
             t0 = time.time()

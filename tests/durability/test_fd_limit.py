@@ -63,6 +63,15 @@ def main():
         text = open(log, "rb").read().decode("utf-8", "replace")
         check("maxclients has been reduced to" in text, "fdlimit: the log says maxclients was reduced")
 
+        try:
+            r.config_set("maxclients", "10000")
+            err = ""
+        except redis.ResponseError as e:
+            err = str(e)
+        check(f"The operating system is not able to handle the specified number of clients, try with {maxclients}"
+              in err and int(r.config_get("maxclients")["maxclients"]) == maxclients,
+              "fdlimit: CONFIG SET maxclients beyond the limit is refused with the number that fits", err)
+
         r.xadd("jobs", {"n": "0"})
         cpu_before = cpu_seconds(proc.pid)
         idle = []
@@ -120,7 +129,66 @@ def main():
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+    accept_errors_scenario()
     finish()
+
+
+def accept_errors_scenario():
+    """The limit lowered under a running casq (prlimit), below maxclients:
+    accept() itself fails with EMFILE. casq must pause accepting and log the
+    error at most every few seconds, not spin, and accept again once
+    descriptors are free."""
+    datadir = tempfile.mkdtemp(prefix="casq-fdlimit-accept-")
+    log = os.path.join(datadir, "casq.log")
+    with open(log, "wb") as logf:
+        proc = subprocess.Popen([SERVER, "--port", str(PORT), "--bind", "127.0.0.1", "--dir", datadir],
+                                stdout=logf, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 20
+        r = None
+        while time.time() < deadline:
+            try:
+                r = redis.Redis(port=PORT, socket_timeout=5)
+                r.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        r.xadd("jobs", {"n": "0"})
+        resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (48, 48))
+        cpu_before = cpu_seconds(proc.pid)
+        size_before = os.path.getsize(log)
+        socks = []
+        for _ in range(80):
+            try:
+                socks.append(socket.create_connection(("127.0.0.1", PORT), timeout=5))
+            except OSError:
+                break
+        time.sleep(3)
+        cpu = cpu_seconds(proc.pid) - cpu_before
+        grown = os.path.getsize(log) - size_before
+        text = open(log, "rb").read().decode("utf-8", "replace")
+        check(cpu < 1.0, "fdlimit[accept EMFILE]: no spinning on accept", f"{cpu:.2f} s CPU in 3 s")
+        check(grown < 4096 and "Too many open files" in text,
+              "fdlimit[accept EMFILE]: the error is logged, a few times at most", f"{grown} bytes of log")
+        for s in socks:
+            s.close()
+        ok = False
+        deadline = time.time() + 5
+        while time.time() < deadline and not ok:
+            try:
+                r2 = redis.Redis(port=PORT, socket_timeout=2)
+                ok = r2.ping()
+                r2.close()
+            except redis.RedisError:
+                time.sleep(0.1)
+        check(ok, "fdlimit[accept EMFILE]: clients are accepted again once descriptors are free")
+        r.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 if __name__ == "__main__":

@@ -85,6 +85,37 @@ def expire_and_config(port, t):
     r.close()
 
 
+def acl_users(port, t):
+    """ACL users (acl.c): made, used, refused, logged, described, replaced
+    and deleted while connected, so that every path frees what it holds."""
+    r = redis.Redis(port=port)
+    r.execute_command("ACL", "SETUSER", "vg", "on", ">pw", "+@stream", "+ping", "~jobs:*", "&news",
+                      "(~other:* +xlen)")
+    r.execute_command("ACL", "SETUSER", "vg", "<pw", ">pw2", "-xdel")
+    u = redis.Redis(port=port, username="vg", password="pw2")
+    t.check("ACL user writes its keys", bool(u.xadd("jobs:1", {"f": "v"})))
+    for bad in (lambda: u.xadd("other", {"f": "v"}), lambda: u.execute_command("GET", "x"),
+                lambda: u.publish("weather", "x"), lambda: redis.Redis(port=port, username="vg", password="no").ping()):
+        try:
+            bad()
+        except redis.RedisError:
+            pass
+    t.check("ACL LOG has entries", len(r.execute_command("ACL", "LOG")) >= 3)
+    t.check("ACL GETUSER / LIST / DRYRUN / CAT",
+            r.execute_command("ACL", "GETUSER", "vg") is not None and len(r.execute_command("ACL", "LIST")) == 2 and
+            r.execute_command("ACL", "DRYRUN", "vg", "xlen", "other:1") == b"OK" and
+            len(r.execute_command("ACL", "CAT", "stream")) > 5)
+    r.execute_command("ACL", "DELUSER", "vg")
+    try:
+        u.ping()
+    except redis.RedisError:
+        pass
+    r.execute_command("ACL", "LOG", "RESET")
+    r.execute_command("ACL", "SETUSER", "vg2", "on", "nopass", "+@all", "~*")
+    u.close()
+    r.close()
+
+
 def main():
     t = casqtest.Results("valgrind")
     srv = casqtest.Server(wrapper=VALGRIND).start()
@@ -101,7 +132,8 @@ def main():
                  ("protocol errors", bad_input.protocol_errors, (port, t)),
                  ("empty and partial", bad_input.empty_and_partial, (port, t)),
                  ("vanishing clients", vanishing_clients, (port, t)),
-                 ("expire and config", expire_and_config, (port, t))]
+                 ("expire and config", expire_and_config, (port, t)),
+                 ("acl users", acl_users, (port, t))]
         for name, fn, args in steps:
             t.run(name, fn, *args)
         pool.disconnect()
