@@ -1095,6 +1095,7 @@ int commitInit(sds *err) {
     int attempt;
     for (attempt = 0; attempt < COMMIT_START_ATTEMPTS; attempt++) {
         if (commitInitLoad(cs, err) != C_OK) return commitInitFailed();
+        segmentsSealBeforeStart();
         cs->is_broker = 1;
         cs->takeover_pending = 1;
         commitStart(cs);

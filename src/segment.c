@@ -81,6 +81,7 @@ typedef struct segmentState {
     sealJob *job;               /* the seal in flight, or NULL */
     dict *writing;              /* names being written (set) */
     unsigned long long next_name; /* names made by this process */
+    int before_start;           /* segmentsSealBeforeStart is running */
     /* --- the books --- */
     dict *named;                /* name -> segNamed: named by a state in memory */
     uint64_t named_bytes;       /* their sizes, summed */
@@ -314,7 +315,7 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
         serverLog(LL_WARNING, "Segment %s of %llu bytes not written: %s; its entries stay in the root", j->name,
                   (unsigned long long)j->bytes, err ? err : "storage error");
         if (status == STORE_ERROR) deleteUnnamed(j->name); /* it may have landed */
-    } else if (!s || server.loading) {
+    } else if (!s || (server.loading && !ss->before_start)) {
         deleteUnnamed(j->name);
     } else {
         uint32_t sealed = streamAttachSegment(s, &j->plan, j->name, j->bytes, j->crc);
@@ -364,6 +365,21 @@ static int sealNext(segmentState *ss) {
         return 1;
     }
     return 0;
+}
+
+void segmentsSealBeforeStart(void) {
+    segmentState *ss = S();
+    if (!ss || !server.store->type->seg_put || !listLength(ss->queue)) return;
+    long long start = mstime(), sealed = ss->sealed;
+    ss->before_start = 1;
+    for (;;) {
+        if (!ss->job && !sealNext(ss)) break; /* nothing (more) to seal now */
+        while (ss->job) event_base_loop(server.el, EVLOOP_ONCE);
+    }
+    ss->before_start = 0;
+    if (ss->sealed > sealed)
+        serverLog(LL_NOTICE, "Segments: sealed %lld before the first commit in %lld ms (the root stays small)",
+                  ss->sealed - sealed, mstime() - start);
 }
 
 /* ========================================================================

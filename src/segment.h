@@ -35,6 +35,12 @@ void segmentsReset(void);
  * for it, a follower keeps those it may need at its next reload. */
 void segmentsLoaded(int broker);
 
+/* commitInit, between its load and its first commit: a loaded document
+ * that holds much inline (format 1, an export, a big backlog written by an
+ * older casq) is sealed first, so that the first root written is small
+ * (runs the loop until done). */
+void segmentsSealBeforeStart(void);
+
 /* Fetches the segments the root in data[0..len) names (those not fetched
  * already), then calls cb: missing is the name of a segment the store does
  * not have, err a message for any failure (both NULL: all there). */
