@@ -540,6 +540,45 @@ static void s3FreeRequest(s3Store *s) {
     memset(r, 0, sizeof(*r));
 }
 
+/* What every request of the store sets: the URL, timeouts (a request never
+ * runs much past its operation's deadline), signing, TLS settings, where
+ * the body goes, and the headers S3 wants. Returns the header list, with
+ * S3's headers appended to `headers`. */
+static struct curl_slist *s3SetupEasy(s3Store *s, CURL *e, const char *url, long long deadline_ms,
+                                      long long request_timeout_ms, char *errbuf, curl_write_callback body_cb,
+                                      void *body_arg, struct curl_slist *headers) {
+    long long timeout = request_timeout_ms;
+    long long remaining = deadline_ms - s3MonoMs();
+    if (remaining < S3_MIN_REQUEST_TIMEOUT_MS) remaining = S3_MIN_REQUEST_TIMEOUT_MS;
+    if (timeout > remaining) timeout = remaining;
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)timeout);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(e, CURLOPT_AWS_SIGV4, s->sigv4);
+    curl_easy_setopt(e, CURLOPT_USERNAME, s->access_key);
+    curl_easy_setopt(e, CURLOPT_PASSWORD, s->secret_key);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, body_arg);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (s->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, s->ca_file);
+    if (s->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    /* S3 requires x-amz-content-sha256 and libcurl 7.88 does not send it;
+     * given the header, libcurl signs with its value as the payload hash.
+     * The body is left unsigned (TLS protects it; see the top comment). */
+    headers = curl_slist_append(headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    if (s->session_token) {
+        sds h = sdscatsds(sdsnew("x-amz-security-token: "), s->session_token);
+        headers = curl_slist_append(headers, h);
+        sdsfree(h);
+    }
+    return headers;
+}
+
 static void s3StartRequest(s3Store *s, s3Method method) {
     s3Op *op = &s->op;
     s3Request *r = &s->req;
@@ -557,40 +596,10 @@ static void s3StartRequest(s3Store *s, s3Method method) {
     }
     CURL *e = r->easy;
 
-    /* Close to the deadline, don't let one request overshoot it by much. */
-    long long timeout = s->request_timeout_ms;
-    long long remaining = op->deadline_ms - s3MonoMs();
-    if (remaining < S3_MIN_REQUEST_TIMEOUT_MS) remaining = S3_MIN_REQUEST_TIMEOUT_MS;
-    if (timeout > remaining) timeout = remaining;
-
-    curl_easy_setopt(e, CURLOPT_URL, s->object_url);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)timeout);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
-    curl_easy_setopt(e, CURLOPT_AWS_SIGV4, s->sigv4);
-    curl_easy_setopt(e, CURLOPT_USERNAME, s->access_key);
-    curl_easy_setopt(e, CURLOPT_PASSWORD, s->secret_key);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, s3WriteBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+    r->headers = s3SetupEasy(s, e, s->object_url, op->deadline_ms, s->request_timeout_ms, r->errbuf, s3WriteBody, s,
+                             r->headers);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, s3WriteHeader);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (s->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, s->ca_file);
-    if (s->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-
-    /* S3 requires x-amz-content-sha256 and libcurl 7.88 does not send it;
-     * given the header, libcurl signs with its value as the payload hash.
-     * The body is left unsigned (TLS protects it; see the top comment). */
-    r->headers = curl_slist_append(r->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    if (s->session_token) {
-        sds h = sdscatsds(sdsnew("x-amz-security-token: "), s->session_token);
-        r->headers = curl_slist_append(r->headers, h);
-        sdsfree(h);
-    }
     if (method == S3_PUT) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, op->data);
@@ -1366,38 +1375,11 @@ static void s3SegStartRequest(s3SegOp *op) {
         return;
     }
 
-    long long timeout = op->request_timeout_ms;
-    long long remaining = op->deadline_ms - s3MonoMs();
-    if (remaining < S3_MIN_REQUEST_TIMEOUT_MS) remaining = S3_MIN_REQUEST_TIMEOUT_MS;
-    if (timeout > remaining) timeout = remaining;
-
     sds url = s3SegRequestUrl(op);
-    curl_easy_setopt(e, CURLOPT_URL, url); /* libcurl copies it */
-    sdsfree(url);
+    op->headers = s3SetupEasy(s, e, url, op->deadline_ms, op->request_timeout_ms, op->errbuf, s3SegWriteBody, op,
+                              op->headers);
+    sdsfree(url); /* libcurl copied it */
     curl_easy_setopt(e, CURLOPT_PRIVATE, op);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)timeout);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, op->errbuf);
-    curl_easy_setopt(e, CURLOPT_AWS_SIGV4, s->sigv4);
-    curl_easy_setopt(e, CURLOPT_USERNAME, s->access_key);
-    curl_easy_setopt(e, CURLOPT_PASSWORD, s->secret_key);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, s3SegWriteBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, op);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (s->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, s->ca_file);
-    if (s->insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    /* As for the document (s3StartRequest): S3 wants the header, libcurl
-     * signs with it. */
-    op->headers = curl_slist_append(op->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    if (s->session_token) {
-        sds h = sdscatsds(sdsnew("x-amz-security-token: "), s->session_token);
-        op->headers = curl_slist_append(op->headers, h);
-        sdsfree(h);
-    }
     if (op->method == S3_PUT) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, op->data);
