@@ -948,10 +948,10 @@ void commitKickProbe(void) {
     if (server.commit && !server.commit->starting) commitProbeMaybe(server.commit);
 }
 
-int commitStateUnconfirmed(void) {
+int commitStateUnconfirmed(long long at_ms) {
     commitState *cs = server.commit;
     if (!cs || cs->starting || !cs->is_broker || !cs->confirmed_ms || !server.store->type->probe) return 0;
-    return mstime() - cs->confirmed_ms > server.cfg.broker_timeout_ms;
+    return at_ms - cs->confirmed_ms > server.cfg.broker_timeout_ms;
 }
 
 void commitCron(void) {

@@ -81,10 +81,12 @@ int commitExportState(const char *path, sds *err);
  * value. */
 void commitDebugDelayChanged(void);
 
-/* 1 if this node is the broker but the store has not confirmed within
- * broker-timeout that the document is still the one it wrote (it may have
- * been taken over): it must not serve anything from its state. */
-int commitStateUnconfirmed(void);
+/* 1 if this node is the broker but, at at_ms (when a command's bytes were
+ * read), the store had not confirmed for broker-timeout that the document
+ * is still the one it wrote (it may have been taken over): the command
+ * must not be served from its state. Judged at read time, not now, so that
+ * a long pipeline or a slow command is not taken for a stopped broker. */
+int commitStateUnconfirmed(long long at_ms);
 /* Asks the store now (if due and possible) rather than at the next cron. */
 void commitKickProbe(void);
 

@@ -1039,6 +1039,7 @@ static void readQueryFromClient(int fd, short what, void *arg) {
     sdsIncrLen(c->querybuf, (size_t)n);
     server.stat_net_input_bytes += n;
     c->last_interaction = server.mstime_cache;
+    c->read_ms = mstime();
     if (sdslen(c->querybuf) > c->querybuf_peak) c->querybuf_peak = sdslen(c->querybuf);
     if ((server.cfg.client_max_querybuf_len && sdslen(c->querybuf) > (size_t)server.cfg.client_max_querybuf_len) ||
         (!c->authenticated && sdslen(c->querybuf) > UNAUTH_QUERYBUF_LIMIT)) {

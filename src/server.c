@@ -336,7 +336,7 @@ int processCommand(client *c) {
         rejectCommand(c, "-LOADING casq is loading the state document");
         return C_OK;
     }
-    if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed()) {
+    if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed(c->read_ms ? c->read_ms : mstime())) {
         commitKickProbe();
         rejectCommand(c, "-TRYAGAIN this casq node cannot confirm that it is still the broker (the store has not "
                          "answered within broker-timeout); the command was not executed");

@@ -264,6 +264,9 @@ typedef struct client {
     /* --- time --- */
     long long ctime;           /* creation, unix ms */
     long long last_interaction;/* unix ms, for idle timeout and CLIENT LIST */
+    long long read_ms;         /* unix ms (exact) when its last bytes were
+                                * read: a broker judges the freshness of its
+                                * state from then (commitStateUnconfirmed) */
     /* --- transactions --- */
     multiState mstate;         /* MULTI queue */
     list *watched_keys;        /* watchedKey* this client WATCHes */

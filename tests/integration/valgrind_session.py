@@ -9,7 +9,8 @@ leaks: any memory error or leak makes valgrind exit 1 and the run fail.
 The session reuses the redis-py and raw-protocol checks of the other
 integration tests (streams, consumer groups, blocking reads, MULTI/WATCH,
 protocol errors, partial requests) and adds clients that vanish while
-blocked, inside MULTI or WATCHing. Ends with `N passed, N failed`.
+blocked, inside MULTI or WATCHing, and segments sealed, rewritten and
+deleted. Ends with `N passed, N failed`.
 """
 import os
 import re
@@ -116,6 +117,36 @@ def acl_users(port, t):
     r.close()
 
 
+def segments(port, t):
+    """Sealing, rewriting and deleting segments (docs/state-format.md)."""
+    import time
+    r = redis.Redis(port=port, socket_timeout=300)
+    for k, v in (("segment-seal-bytes", "4kb"), ("segment-max-bytes", "16kb"), ("segment-gc-grace", "0"),
+                 ("broker-timeout", "100")):
+        r.config_set(k, v)
+    r.delete("vseg")
+    p = r.pipeline(transaction=False)
+    for i in range(1500):
+        p.xadd("vseg", {"n": i, "p": "payload-%d" % i})
+    p.execute()
+    r.xtrim("vseg", maxlen=700)
+    ids = [eid for eid, _ in r.xrange("vseg", "-", "+")][::5]
+    r.xdel("vseg", *ids)
+    deadline = time.time() + 60
+    info = {}
+    while time.time() < deadline:
+        info = r.info("persistence")
+        if int(info["segments_sealed"]) > 0 and int(info["segments_deleted"]) > 0:
+            break
+        time.sleep(0.2)
+    t.check("segments sealed (%s) and garbage deleted (%s) under valgrind"
+            % (info.get("segments_sealed"), info.get("segments_deleted")),
+            int(info.get("segments_sealed", 0)) > 0 and int(info.get("segments_deleted", 0)) > 0)
+    t.check("the stream reads back whole", r.xlen("vseg") == 700 - len(ids))
+    r.delete("vseg")
+    r.config_set("broker-timeout", "5000")
+
+
 def main():
     t = casqtest.Results("valgrind")
     srv = casqtest.Server(wrapper=VALGRIND).start()
@@ -133,7 +164,8 @@ def main():
                  ("empty and partial", bad_input.empty_and_partial, (port, t)),
                  ("vanishing clients", vanishing_clients, (port, t)),
                  ("expire and config", expire_and_config, (port, t)),
-                 ("acl users", acl_users, (port, t))]
+                 ("acl users", acl_users, (port, t)),
+                 ("segments", segments, (port, t))]
         for name, fn, args in steps:
             t.run(name, fn, *args)
         pool.disconnect()
