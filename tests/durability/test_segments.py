@@ -11,7 +11,7 @@ a few seconds:
   1. crash: pushers XADD, workers XREADGROUP + XACK + XDEL the entries
      they finished (the job loop that empties segments from the head),
      a trimmer XTRIMs now and then; casq is SIGKILLed at random moments
-     (CRASH_KILLS, default 12). Afterwards every acknowledged XADD that
+     (CRASH_KILLS, default 10). Afterwards every acknowledged XADD that
      no acknowledged XDEL/XTRIM removed is there with its bytes, and no
      acknowledged XDEL came back. Segments were sealed, rewritten and
      deleted meanwhile (INFO counters).
@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import SERVER, Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
 
 PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
-KILLS = int(os.environ.get("CRASH_KILLS", "12"))
+KILLS = int(os.environ.get("CRASH_KILLS", "10"))
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-gc-grace", "0",
         "--broker-timeout", "200", "--stream-id-mode", "liberal"]
 KEYS = [b"jobs", b"seg\x00bin\xff"]
