@@ -221,3 +221,47 @@ def document_streams(doc, db=0):
 def stream_entries(stream_obj):
     """[(id str, [field bytes, value bytes, ...])] of a document stream."""
     return [(e[0], [doc_bytes(x) for x in e[1:]]) for e in stream_obj["entries"]]
+
+
+# ------------------------------------------------------------------------
+# Several nodes on one document (test_failover.py and the others)
+# ------------------------------------------------------------------------
+def wait_for(pred, timeout):
+    """Polls pred until it is true (True) or timeout seconds pass (False);
+    a connection error or error reply meanwhile counts as not yet."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if pred():
+                return True
+        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, ConnectionError, OSError):
+            pass
+        time.sleep(0.02)
+    return False
+
+
+def binfo(n):
+    """INFO broker of node n, on a fresh connection (a connection that
+    wrote through a follower is a relay: its INFO would be the broker's)."""
+    r = n.client(socket_timeout=5)
+    try:
+        return r.info("broker")
+    finally:
+        r.close()
+
+
+def make_follower(x, write=lambda r: r.xadd(b"probe", {b"p": b"1"})):
+    """x's next write conflicts (another node took over): it reloads and
+    follows. Returns once x says it is a follower."""
+    r = x.client(socket_timeout=5)
+    for _ in range(200):
+        if binfo(x)["broker_role"] == "follower":
+            r.close()
+            return True
+        try:
+            write(r)
+        except (redis.ResponseError, redis.BusyLoadingError):
+            pass
+        time.sleep(0.02)
+    r.close()
+    return False

@@ -39,7 +39,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, document_streams, finish, load_document, pick_port, stream_entries  # noqa: E402
+from casqtest import binfo, Casq, check, document_streams, finish, load_document, make_follower, pick_port, stream_entries, wait_for  # noqa: E402
 
 BROKER_TIMEOUT_MS = 500
 _used_ports = set()
@@ -55,43 +55,10 @@ def node(datadir, name, *args, timeout=BROKER_TIMEOUT_MS):
     return Casq(port(), datadir, "--broker-timeout", str(timeout), *args, logname=f"{name}.log")
 
 
-def binfo(n):
-    r = n.client(socket_timeout=5)
-    try:
-        return r.info("broker")
-    finally:
-        r.close()
 
 
-def wait_for(pred, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if pred():
-                return True
-        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
-            pass
-        time.sleep(0.02)
-    return False
 
 
-def make_follower(x):
-    """x's next write conflicts (another node took over): it reloads and
-    follows. Returns once x says it is a follower."""
-    r = x.client(socket_timeout=5)
-    for _ in range(200):
-        # A fresh connection: once x follows, r's XADD makes r a relay, and
-        # r's INFO would be the broker's.
-        if binfo(x)["broker_role"] == "follower":
-            r.close()
-            return True
-        try:
-            r.xadd(b"probe", {b"p": b"1"})
-        except (redis.ResponseError, redis.BusyLoadingError):
-            pass
-        time.sleep(0.02)
-    r.close()
-    return False
 
 
 # ------------------------------------------------------------------------

@@ -34,7 +34,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, pick_port  # noqa: E402
+from casqtest import binfo, Casq, check, finish, make_follower, pick_port, wait_for  # noqa: E402
 
 BROKER_TIMEOUT_MS = 500
 _used_ports = set()
@@ -46,38 +46,10 @@ def port():
     return p
 
 
-def wait_for(pred, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if pred():
-                return True
-        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
-            pass
-        time.sleep(0.02)
-    return False
 
 
-def binfo(n):
-    r = n.client(socket_timeout=5)
-    try:
-        return r.info("broker")
-    finally:
-        r.close()
 
 
-def make_follower(x):
-    for _ in range(200):
-        if binfo(x)["broker_role"] == "follower":
-            return True
-        r = x.client(socket_timeout=5)
-        try:
-            r.xadd(b"probe", {b"p": b"1"})
-        except (redis.ResponseError, redis.BusyLoadingError):
-            pass
-        r.close()
-        time.sleep(0.02)
-    return False
 
 
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, redis.ResponseError)

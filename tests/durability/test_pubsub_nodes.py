@@ -35,7 +35,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, pick_port  # noqa: E402
+from casqtest import binfo, Casq, check, finish, make_follower, pick_port, wait_for  # noqa: E402
 
 BROKER_TIMEOUT_MS = 500
 _used_ports = set()
@@ -51,42 +51,16 @@ def node(datadir, name, timeout=BROKER_TIMEOUT_MS):
     return Casq(port(), datadir, "--broker-timeout", str(timeout), logname=f"{name}.log")
 
 
-def binfo(n):
-    r = n.client(socket_timeout=5)
-    try:
-        return r.info("broker")
-    finally:
-        r.close()
 
 
-def wait_for(pred, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if pred():
-                return True
-        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, ConnectionError, OSError):
-            pass
-        time.sleep(0.02)
-    return False
 
 
-def make_follower(x):
-    """x's next write conflicts (another node took over): it reloads and
-    follows (test_failover.py)."""
-    r = x.client(socket_timeout=5)
-    for _ in range(200):
-        if binfo(x)["broker_role"] == "follower":
-            r.close()
-            return True
-        try:
-            r.sadd(b"probe", b"1")
-        except (redis.ResponseError, redis.BusyLoadingError):
-            pass
-        time.sleep(0.02)
-    r.close()
-    return False
 
+
+
+def make_follower_sadd(x):
+    """make_follower, writing to a set (this test keeps streams out)."""
+    return make_follower(x, write=lambda r: r.sadd(b"probe", b"1"))
 
 class Raw:
     """A raw RESP connection: exact bytes, one complete reply at a time."""
@@ -167,7 +141,7 @@ def scenario_fanout():
     d = tempfile.mkdtemp(prefix="casq-ps-nodes-")
     a = node(d, "a", timeout=10000).start()
     b = node(d, "b", timeout=10000).start()
-    check(make_follower(a), "fanout: the first node follows the second")
+    check(make_follower_sadd(a), "fanout: the first node follows the second")
 
     s_broker = Raw(b.port)    # subscribed on the broker
     s_follow = Raw(a.port)    # subscribed through the follower
@@ -262,7 +236,7 @@ def scenario_failover():
     d = tempfile.mkdtemp(prefix="casq-ps-fo-")
     a = node(d, "a").start()
     b = node(d, "b").start()
-    check(make_follower(a), "failover: a follows b")
+    check(make_follower_sadd(a), "failover: a follows b")
     sub = Raw(a.port)
     sub.call("SUBSCRIBE", "jobs")
     rb = b.client()
