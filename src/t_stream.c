@@ -2802,10 +2802,11 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
         return 0;
     }
 
-    /* Nodes in ID order, until the segment is full. */
+    /* Nodes in ID order, until the segment is full (their texts are copied
+     * once, into the segment, after the header that needs their range). */
     uint32_t alloc = 0;
     size_t bytes = 0;
-    sds out = sdsempty();
+    streamNode **picked = NULL;
     for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
@@ -2816,21 +2817,23 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
             if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) continue;
         }
         if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
-        if (plan->nnodes) out = sdscatlen(out, ",", 1);
-        else nodeFirstEntryID(n, &plan->first_id);
-        out = sdscatlen(out, n->json, sdslen(n->json));
+        if (!plan->nnodes) nodeFirstEntryID(n, &plan->first_id);
         bytes += sdslen(n->json) + 1;
         nodeLastEntryID(n, &plan->last_id);
+        uint32_t before = alloc;
         planAdd(plan, &alloc, n);
+        if (alloc != before) picked = zrealloc(picked, alloc * sizeof(*picked));
+        picked[plan->nnodes - 1] = n;
     }
     /* A rewrite that would only copy one segment as it is, or seal too
      * little, is not worth a segment. */
     if (plan->nnodes == 0 || (bytes < seal_bytes && inline_ok < seal_bytes && !dead)) {
-        sdsfree(out);
+        zfree(picked);
         streamSealPlanFree(plan);
         return 0;
     }
-    sds t = sdscatlen(sdsempty(), "{\"format\":", 10);
+    sds t = sdsMakeRoomFor(sdsempty(), bytes + 256);
+    t = sdscatlen(t, "{\"format\":", 10);
     t = jsonCatU64(t, PERSIST_FORMAT);
     t = sdscatlen(t, ",\"segment\":", 11);
     t = jsonCatString(t, name, strlen(name));
@@ -2841,9 +2844,12 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
     t = sdscatlen(t, ",\"count\":", 9);
     t = jsonCatU64(t, plan->count);
     t = sdscatlen(t, ",\"entries\":[", 12);
-    t = sdscatlen(t, out, sdslen(out));
+    for (uint32_t i = 0; i < plan->nnodes; i++) {
+        if (i) t = sdscatlen(t, ",", 1);
+        t = sdscatlen(t, picked[i]->json, sdslen(picked[i]->json));
+    }
     t = sdscatlen(t, "]}\n", 3);
-    sdsfree(out);
+    zfree(picked);
     *text = t;
     return sdslen(t);
 }
