@@ -60,12 +60,16 @@ RESOLVED = {
 
 def settle_applied(key, casq):
     """Reads the applied record and INFO until they are stable (no commit
-    in flight), returns (records, info)."""
-    for _ in range(50):
+    in flight, nothing left to commit, no segment being sealed: sealing
+    commits on its own once the load has stopped), returns (records,
+    info)."""
+    for _ in range(100):
         before = E.applied(key)
         info = casq.info()
         after = E.applied(key)
-        if len(before) == len(after):
+        idle = (info.get("commit_in_flight") == "0" and info.get("segments_seal_in_progress", "0") == "0"
+                and info.get("change_seq") == info.get("durable_seq"))
+        if len(before) == len(after) and idle:
             return after, info
         time.sleep(0.2)
     return after, info
