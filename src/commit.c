@@ -34,6 +34,7 @@
  * failed by commit-timeout stays in memory and may still be committed
  * later, which an error reply allows. */
 #include "commit.h"
+#include "keyseg.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -1000,6 +1001,7 @@ static commitState *commitStateCreate(void) {
     commitState *cs = zcalloc(sizeof(*cs));
     cs->cache = persistCacheCreate();
     segmentsInit();
+    keysegInit();
     cs->node_id = sdsnew(server.runid);
     cs->node_address = nodeAddress();
     cs->last_error = sdsempty();
@@ -1037,6 +1039,7 @@ static void commitStateFree(commitState *cs) {
     zfree(cs->ages);
     zfree(cs);
     segmentsFree(); /* after the store: no callback can come */
+    keysegFree();
 }
 
 /* commitInit failed: nothing of the module stays behind. */
@@ -1258,6 +1261,7 @@ sds commitInfoString(sds s) {
     s = sdscatprintf(s, "root_bytes_last:%zu\r\nroot_bytes_mean:%llu\r\n", cs->doc_bytes,
                      cs->commits ? (unsigned long long)(cs->root_bytes_sum / (uint64_t)cs->commits) : 0ULL);
     s = segmentsInfo(s);
+    s = keysegInfo(s);
     s = sdscatprintf(s,
                      "document_bytes:%zu\r\n"
                      "document_commit_seq:%llu\r\n"

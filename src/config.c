@@ -248,6 +248,8 @@ static const configDirective configTable[] = {
      .min = 4096, .max = 1LL << 30, .default_value = "4mb"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
+    {.name = "key-seal-quiet", .type = CONFIG_LONGLONG, .offset = FIELD(key_seal_quiet_ms),
+     .min = 0, .max = LLONG_MAX, .default_value = "200"},
     {.name = "broker-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(broker_timeout_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "5000"},
     {.name = "broker-announce-address", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,

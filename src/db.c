@@ -9,6 +9,7 @@
  * lookupKeyRead()/lookupKeyWrite() or observeDb(), which record the newest
  * change the reply depends on in c->observe_seq. A reply is released once
  * both are durable. */
+#include "keyseg.h"
 #include "server.h"
 #include "t_stream.h"
 
@@ -55,6 +56,7 @@ void initDbs(void) {
         /* Both map an owned sds key to a value their module manages. */
         db->blocking_keys = dictCreate(&sdsKeyDictType);
         db->watched_keys = dictCreate(&sdsKeyDictType);
+        keysegDbInit(db);
     }
 }
 
@@ -64,6 +66,7 @@ void freeDbs(void) {
     if (!server.db) return;
     for (int j = 0; j < server.cfg.databases; j++) {
         redisDb *db = &server.db[j];
+        keysegDbFree(db);
         dictRelease(db->expires);
         dictRelease(db->keys);
         if (db->blocking_keys) dictRelease(db->blocking_keys);
@@ -145,6 +148,7 @@ void observeSeq(client *c, uint64_t seq) {
 void observeDb(client *c, redisDb *db) { observeSeq(c, db->mod_seq); }
 
 void signalModifiedKey(client *c, redisDb *db, sds key, robj *o) {
+    keysegKeyChanged(db, key, o);
     signalKeyStateChanged(c, db, o);
     if (!o) db->del_seq = server.change_seq;
     touchWatchedKey(db, key);
@@ -255,6 +259,7 @@ void dbAdd(redisDb *db, sds key, robj *val) {
     sds copy = sdsdup(key);
     dictEntry *de = dictAdd(db->keys, copy, val);
     serverAssert(de != NULL);
+    keysegKeyAdded(db, copy, val);
     signalKeyAsReady(db, key);
 }
 
@@ -267,6 +272,7 @@ static robj *dbDetach(redisDb *db, sds key) {
     /* Signal first: the waiters' module may still look at the key. */
     signalDeletedKeyAsReady(db, key);
     robj *val = de->val;
+    keysegKeyRemoved(db, de->key, val);
     if (dictSize(db->expires)) dictDelete(db->expires, key);
     de = dictUnlink(db->keys, key);
     de->val = NULL;
@@ -338,6 +344,7 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
         redisDb *db = &server.db[j];
         removed += (long long)dictSize(db->keys);
         if (callback) callback(db->keys);
+        keysegDbEmptied(db);
         dictEmpty(db->expires); /* first: it borrows the keys' sds */
         dictEmpty(db->keys);
         db->avg_ttl = 0;
@@ -374,6 +381,7 @@ static int dbSwapDatabases(int id1, int id2) {
     db2->expires = expires;
     db2->avg_ttl = avg_ttl;
     db2->expires_cursor = cursor;
+    keysegDbsSwapped(db1, db2);
 
     /* One change per db, so no two objects share a mod_seq. */
     signalStateChanged(db1);

@@ -7,6 +7,7 @@
  * when the cron samples it (activeExpireCycle). Either deletion is a state
  * change like any other: it is signalled, committed, and replies that show
  * the key gone wait for that commit. */
+#include "keyseg.h"
 #include "server.h"
 
 #include <limits.h>
@@ -29,6 +30,7 @@ long long getExpire(redisDb *db, sds key) {
 void setExpire(redisDb *db, sds key, long long when_ms) {
     dictEntry *kde = dictFind(db->keys, key);
     serverAssert(kde != NULL);
+    keysegKeyChanged(db, kde->key, kde->val);
     dictEntry *de = dictFind(db->expires, key);
     if (de) de->val = (void *)(intptr_t)when_ms;
     else dictAdd(db->expires, kde->key, (void *)(intptr_t)when_ms);
@@ -37,7 +39,9 @@ void setExpire(redisDb *db, sds key, long long when_ms) {
 /* Returns 1 if key had a TTL (now removed). The caller signals. */
 int removeExpire(redisDb *db, sds key) {
     if (dictSize(db->expires) == 0) return 0;
-    return dictDelete(db->expires, key);
+    if (!dictDelete(db->expires, key)) return 0;
+    keysegKeyChanged(db, key, dictFetchValue(db->keys, key));
+    return 1;
 }
 
 /* Whether key is logically expired at the running command's time (one

@@ -24,6 +24,8 @@
 #include <cjson/cJSON.h>
 
 #include "jsonutil.h"
+#include "keyseg.h"
+#include "segment.h"
 #include "server.h"
 #include "t_stream.h"
 
@@ -200,9 +202,10 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
     (*used)++;
 }
 
-static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
+/* A key record up to its value: {"key":…,"type":…[,"expires_at_ms":…],"<type>": */
+static sds catKeyHead(sds out, redisDb *db, sds key, robj *o) {
     const char *tname = objectTypeGet(o->type)->name;
-    sds out = sdscatlen(d->own, "{\"key\":", 7);
+    out = sdscatlen(out, "{\"key\":", 7);
     out = jsonCatBytes(out, key, sdslen(key));
     out = sdscatprintf(out, ",\"type\":\"%s\"", tname);
     long long when = getExpire(db, key);
@@ -210,10 +213,23 @@ static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *
         out = sdscatlen(out, ",\"expires_at_ms\":", 17);
         out = jsonCatI64(out, when);
     }
-    d->own = sdscatprintf(out, ",\"%s\":", tname);
+    return sdscatprintf(out, ",\"%s\":", tname);
+}
+
+static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
+    d->own = catKeyHead(d->own, db, key, o);
     encodeValue(d, o, pc, used);
     d->own = sdscatlen(d->own, "}", 1);
 }
+
+sds persistCatKey(sds out, redisDb *db, sds key, robj *o) {
+    out = catKeyHead(out, db, key, o);
+    out = objectTypeGet(o->type)->catJSON(out, o);
+    return sdscatlen(out, "}", 1);
+}
+
+/* Encodes with every key inline and no key segment named (--export-state). */
+static int encode_inline_all;
 
 /* One key per line: `jq` does not care, people using grep or diff do. */
 void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
@@ -246,15 +262,23 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
         d->own = sdscatprintf(d->own, "%s\n{\"id\":%d,\"keys\":[", firstdb ? "" : ",", j);
         firstdb = 0;
         int firstkey = 1;
+        /* The keys sealed in key segments are named by their segments'
+         * records, not written again (keyseg.h). */
+        int segs = listLength(db->keysegs) && !encode_inline_all;
         dictIterator it;
         dictEntry *de;
-        dictInitIterator(&it, db->keys);
+        dictInitIterator(&it, segs ? db->inline_keys : db->keys);
         while ((de = dictNext(&it)) != NULL) {
             d->own = sdscatlen(d->own, firstkey ? "\n" : ",\n", firstkey ? 1 : 2);
             firstkey = 0;
             encodeKey(d, db, de->key, de->val, pc, &used);
         }
-        d->own = sdscatlen(d->own, "\n]}", 3);
+        d->own = sdscatlen(d->own, "\n]", 2);
+        if (segs) {
+            d->own = sdscatlen(d->own, ",\"segments\":", 12);
+            d->own = keysegCatRecords(d->own, db);
+        }
+        d->own = sdscatlen(d->own, "}", 1);
     }
     d->own = sdscatlen(d->own, firstdb ? "]}\n" : "\n]}\n", firstdb ? 3 : 4);
     storeDocSeal(d);
@@ -272,12 +296,29 @@ typedef struct persistKey {
     void *value;    /* the value, as its type module represents it */
     long long when; /* expiry, unix ms */
     int has_ttl;    /* when is set */
+    long seg;       /* index in persistState.segs of the key segment its
+                     * value came from, -1 if inline */
 } persistKey;
 
+/* A key segment record of the root, checked against its segment. */
+typedef struct persistKeySeg {
+    int dbid;       /* the database naming it */
+    sds name;       /* the segment */
+    uint64_t count; /* keys written in it */
+    uint64_t bytes; /* its size */
+    uint32_t crc;   /* its CRC-32 */
+    sds gone;       /* the root's gone list, re-encoded (keyseg.h) */
+    uint64_t ngone; /* its length */
+    sds names;      /* the live keys (keyseg.h) */
+} persistKeySeg;
+
 struct persistState {
-    persistKey *keys; /* every key of every database */
-    size_t count;     /* keys used */
-    size_t alloc;     /* keys allocated */
+    persistKey *keys;     /* every key of every database */
+    size_t count;         /* keys used */
+    size_t alloc;         /* keys allocated */
+    persistKeySeg *segs;  /* every key segment named */
+    size_t nsegs;         /* used */
+    size_t segs_alloc;    /* allocated */
 };
 
 static int failf(sds *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -433,6 +474,7 @@ static void stateAdd(persistState *ps, int dbid, sds key, int type, void *value,
     k->value = value;
     k->when = when;
     k->has_ttl = has_ttl;
+    k->seg = -1;
 }
 
 static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sds *err) {
@@ -545,8 +587,154 @@ done:
     return ret;
 }
 
+/* ------------------------------------------------------------------------
+ * Key segments (keyseg.h)
+ * --------------------------------------------------------------------- */
+
+/* The fields of the record; the segment's text checked against them. */
+static int keySegRecord(const cJSON *rec, const char *where, persistKeySeg *ks, const char **data, size_t *len,
+                        uint64_t *live, sds *err) {
+    static const char *const fields[] = {"name", "count", "bytes", "crc32", "live_count", "gone", NULL};
+    sds msg = NULL;
+    if (!cJSON_IsObject(rec)) return failf(err, "%s: expected an object", where);
+    if (jsonCheckFields(rec, fields, where, err) != C_OK) return C_ERR;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring)))
+        return failf(err, "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", where);
+    ks->name = sdsnew(name->valuestring);
+    uint64_t crc;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), &ks->count, "count", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), &ks->bytes, "bytes", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), live, "live_count", &msg) != C_OK)
+        return failAt(err, where, msg);
+    if (crc > UINT32_MAX || ks->count == 0) return failf(err, "%s: bad crc32 or count", where);
+    ks->crc = (uint32_t)crc;
+    if (!segmentSourceGet(ks->name, data, len))
+        return failf(err, "%s: segment %s is missing from the store", where, ks->name);
+    if (*len != ks->bytes || streamSegmentCRC(*data, *len) != ks->crc)
+        return failf(err, "%s: segment %s is corrupt: %zu bytes with CRC-32 %u, the root records %llu bytes with "
+                     "CRC-32 %u", where, ks->name, *len, streamSegmentCRC(*data, *len),
+                     (unsigned long long)ks->bytes, ks->crc);
+    return C_OK;
+}
+
+/* The gone list into a set (each name once) and the record's re-encoding. */
+static int keySegGone(const cJSON *rec, const char *where, persistKeySeg *ks, dict *gone, sds *err) {
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(rec, "gone");
+    if (!cJSON_IsArray(list)) return failf(err, "%s: \"gone\" must be an array", where);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list) {
+        sds key = NULL, msg = NULL;
+        if (jsonGetBytes(item, &key, "gone", &msg) != C_OK) return failAt(err, where, msg);
+        if (!dictAdd(gone, key, NULL)) {
+            sdsfree(key);
+            return failf(err, "%s: a key is listed twice in \"gone\"", where);
+        }
+        if (ks->ngone++) ks->gone = sdscatlen(ks->gone, ",", 1);
+        ks->gone = jsonCatBytes(ks->gone, key, sdslen(key));
+    }
+    return C_OK;
+}
+
+static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, const char *where, size_t index,
+                     int format, sds *err);
+
+/* The live keys of one key segment into ps; gone ones are checked to be
+ * in it and skipped. */
+static int decodeKeySegment(persistState *ps, const cJSON *rec, int dbid, dict *seen, const char *dbwhere,
+                            size_t index, sds *err) {
+    sds where = sdscatprintf(sdsempty(), "%s.segments[%zu]", dbwhere, index);
+    if (ps->nsegs == ps->segs_alloc) {
+        ps->segs_alloc = ps->segs_alloc ? ps->segs_alloc * 2 : 8;
+        ps->segs = zrealloc(ps->segs, sizeof(*ps->segs) * ps->segs_alloc);
+    }
+    long segidx = (long)ps->nsegs;
+    persistKeySeg *ks = &ps->segs[ps->nsegs++];
+    memset(ks, 0, sizeof(*ks));
+    ks->dbid = dbid;
+    ks->gone = sdsempty();
+    ks->names = sdsempty();
+    dict *gone = dictCreate(&sdsKeyDictType);
+    cJSON *doc = NULL;
+    const char *data;
+    size_t len;
+    uint64_t live, found_gone = 0, n = 0;
+    int ret = C_ERR;
+    if (keySegRecord(rec, where, ks, &data, &len, &live, err) != C_OK) goto done;
+    where = sdscatprintf(where, " (%s)", ks->name);
+    if (keySegGone(rec, where, ks, gone, err) != C_OK) goto done;
+    doc = cJSON_ParseWithLength(data, len);
+    static const char *const fields[] = {"format", "segment", "keys", "count", NULL};
+    if (!cJSON_IsObject(doc)) {
+        failf(err, "%s: the segment is not a JSON object", where);
+        goto done;
+    }
+    if (jsonCheckFields(doc, fields, where, err) != C_OK) goto done;
+    const cJSON *segname = cJSON_GetObjectItemCaseSensitive(doc, "segment");
+    const cJSON *keys = cJSON_GetObjectItemCaseSensitive(doc, "keys");
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(doc, "count");
+    if (!cJSON_IsString(segname) || strcmp(segname->valuestring, ks->name) || !cJSON_IsArray(keys) ||
+        !cJSON_IsNumber(count) || (uint64_t)cJSON_GetArraySize(keys) != ks->count ||
+        count->valuedouble != (double)ks->count) {
+        failf(err, "%s: the segment's name, keys or count do not match the root's record", where);
+        goto done;
+    }
+    const cJSON *item;
+    cJSON_ArrayForEach(item, keys) {
+        sds key = NULL, msg = NULL;
+        if (!cJSON_IsObject(item) ||
+            jsonGetBytes(cJSON_GetObjectItemCaseSensitive(item, "key"), &key, "key", &msg) != C_OK) {
+            sdsfree(msg);
+            failf(err, "%s.keys[%llu]: expected a key record", where, (unsigned long long)n);
+            goto done;
+        }
+        dictEntry *de = dictFind(gone, key);
+        if (de) {
+            sdsfree(key);
+            if (de->val) {
+                failf(err, "%s.keys[%llu]: the key appears twice in the segment", where, (unsigned long long)n);
+                goto done;
+            }
+            de->val = (void *)1;
+            found_gone++;
+            n++;
+            continue;
+        }
+        if (decodeKey(ps, item, dbid, seen, where, n, 2, err) != C_OK) {
+            sdsfree(key);
+            goto done;
+        }
+        persistKey *pk = &ps->keys[ps->count - 1];
+        if (pk->type == OBJ_STREAM) {
+            sdsfree(key);
+            failf(err, "%s.keys[%llu]: a stream cannot be in a key segment", where, (unsigned long long)n);
+            goto done;
+        }
+        pk->seg = segidx;
+        ks->names = keysegNamesAdd(ks->names, key, sdslen(key));
+        sdsfree(key);
+        n++;
+    }
+    if (found_gone != ks->ngone) {
+        failf(err, "%s: \"gone\" names a key the segment does not hold", where);
+        goto done;
+    }
+    if (live != ks->count - ks->ngone || live == 0) {
+        failf(err, "%s: live_count is %llu, the segment holds %llu keys of which %llu are gone", where,
+              (unsigned long long)live, (unsigned long long)ks->count, (unsigned long long)ks->ngone);
+        goto done;
+    }
+    ret = C_OK;
+done:
+    cJSON_Delete(doc);
+    dictRelease(gone);
+    sdsfree(where);
+    return ret;
+}
+
 static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *dbseen, int format, sds *err) {
-    static const char *const fields[] = {"id", "keys", NULL};
+    static const char *const fields[] = {"id", "keys", "segments", NULL};
     sds msg = NULL;
     char where[64];
     snprintf(where, sizeof(where), "databases[%zu]", index);
@@ -570,6 +758,20 @@ static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *d
         if (decodeKey(ps, item, (int)id, seen, where, k++, format, err) != C_OK) {
             ret = C_ERR;
             break;
+        }
+    }
+    const cJSON *segs = cJSON_GetObjectItemCaseSensitive(d, "segments");
+    if (ret == C_OK && segs) {
+        if (format < 2 || !cJSON_IsArray(segs)) {
+            failf(err, "%s: segments: expected an array (format 2)", where);
+            ret = C_ERR;
+        }
+        k = 0;
+        for (item = ret == C_OK ? segs->child : NULL; item; item = item->next) {
+            if (decodeKeySegment(ps, item, (int)id, seen, where, k++, err) != C_OK) {
+                ret = C_ERR;
+                break;
+            }
         }
     }
     dictRelease(seen);
@@ -620,6 +822,12 @@ void persistStateFree(persistState *ps) {
         if (ps->keys[i].value) objectTypeGet(ps->keys[i].type)->free(ps->keys[i].value);
     }
     zfree(ps->keys);
+    for (size_t i = 0; i < ps->nsegs; i++) {
+        sdsfree(ps->segs[i].name);
+        sdsfree(ps->segs[i].gone);
+        sdsfree(ps->segs[i].names);
+    }
+    zfree(ps->segs);
     zfree(ps);
 }
 
@@ -629,6 +837,13 @@ void persistInstall(persistState *ps) {
      * they are only served later, from beforeSleep. */
     emptyData(-1, NULL);
     if (!ps) return;
+    uint32_t *ids = zmalloc(sizeof(uint32_t) * (ps->nsegs ? ps->nsegs : 1));
+    for (size_t i = 0; i < ps->nsegs; i++) {
+        persistKeySeg *s = &ps->segs[i];
+        ids[i] = keysegInstall(&server.db[s->dbid], s->name, s->count, s->bytes, s->crc, s->gone, s->ngone,
+                               s->names);
+        s->gone = s->names = NULL;
+    }
     for (size_t i = 0; i < ps->count; i++) {
         persistKey *k = &ps->keys[i];
         redisDb *db = &server.db[k->dbid];
@@ -640,18 +855,23 @@ void persistInstall(persistState *ps) {
         o->mod_seq = server.change_seq;
         dbAdd(db, k->key, o);
         if (k->has_ttl) setExpire(db, k->key, k->when);
+        if (k->seg >= 0) keysegKeyLoaded(db, k->key, o, ids[k->seg]);
     }
+    zfree(ids);
     persistStateFree(ps);
 }
 
 void persistEncodeInline(storeDoc *d, const persistHeader *h) {
     streamSetInlineAll(1);
+    encode_inline_all = 1;
     persistEncode(d, h, NULL);
+    encode_inline_all = 0;
     streamSetInlineAll(0);
 }
 
 unsigned long long persistUnsealAll(void) {
     unsigned long long keys = 0;
+    keysegUnsealAll();
     for (int j = 0; server.db && j < server.cfg.databases; j++) {
         dictIterator it;
         dictEntry *de;

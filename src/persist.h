@@ -59,7 +59,12 @@ size_t persistCacheBytes(const persistCache *pc);
  * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
 struct storeDoc;
 void persistEncode(struct storeDoc *d, const persistHeader *h, persistCache *pc);
-/* Brings every sealed stream entry back inline (streamUnsealAll) and
+/* Appends db's key record for key (its value encoded now, not cached):
+ * the text key segments are made of. */
+struct redisDb;
+struct robj;
+sds persistCatKey(sds out, struct redisDb *db, sds key, struct robj *o);
+/* Brings every sealed stream entry and every sealed key back inline (streamUnsealAll) and
  * returns the number of keys. */
 unsigned long long persistUnsealAll(void);
 /* The same with every stream entry inline and no segments named: the

@@ -37,6 +37,7 @@
 
 #include "adlist.h"
 #include "commit.h"
+#include "keyseg.h"
 #include "dict.h"
 #include "server.h"
 #include "store.h"
@@ -247,6 +248,7 @@ void segmentsCommitDone(int ok) {
     if (ok && !ss->job && listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
         server.store->type->seg_put)
         sealNext(ss);
+    keysegCommitDone(ok);
     long long due = mstime() + graceMs();
     for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;
@@ -295,12 +297,40 @@ static sds newSegmentName(segmentState *ss) {
     return sdscatprintf(sdsempty(), "%.16s-%llu.json", server.runid, ++ss->next_name);
 }
 
+sds segmentNewName(void) { return newSegmentName(S()); }
+
+int segmentNameValid(const char *p, size_t len) {
+    if (len == 0 || len > 128) return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.'))
+            return 0;
+    }
+    return p[0] != '.';
+}
+
+void segmentWriting(const char *name, int on) {
+    segmentState *ss = S();
+    if (!ss) return;
+    sds key = sdsnew(name);
+    if (on) dictAdd(ss->writing, key, NULL);
+    else {
+        dictDelete(ss->writing, key);
+        sdsfree(key);
+    }
+}
+
 static void deleteDone(void *priv, storeStatus status, const char *err);
 
 /* A segment nothing names and nothing will: deleted now. */
 static void deleteUnnamed(const char *name) {
     server.store->type->seg_del(server.store, name, deleteDone, sdsnew(name));
     S()->deleting++;
+}
+
+void segmentDeleteUnnamed(const char *name) {
+    if (S()) deleteUnnamed(name);
 }
 
 static void sealDone(void *priv, storeStatus status, const char *err) {
@@ -458,6 +488,7 @@ static void sweepListed(void *priv, storeStatus status, const char *const *names
 void segmentsCron(int broker) {
     segmentState *ss = S();
     if (!ss || !server.store || !server.store->type->seg_put) return;
+    keysegCron(broker);
     if (!broker) {
         ss->was_broker = 0;
         return;
@@ -485,28 +516,38 @@ void segmentsCron(int broker) {
  * Fetching the segments of a root
  * ===================================================================== */
 
-/* Adds the names of the segments the root names to todo. */
+/* Adds the names in a list of segment records to todo. */
+static int addSegmentNames(const cJSON *segs, list *todo, sds *err) {
+    const cJSON *seg;
+    cJSON_ArrayForEach(seg, segs) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(seg, "name");
+        if (!cJSON_IsString(name)) continue; /* the decoder reports it */
+        if (strchr(name->valuestring, '/') || name->valuestring[0] == '.' || !name->valuestring[0]) {
+            *err = sdscatprintf(sdsempty(), "invalid segment name \"%s\"", name->valuestring);
+            return C_ERR;
+        }
+        listAddNodeTail(todo, sdsnew(name->valuestring));
+    }
+    return C_OK;
+}
+
+/* Adds the names of the segments the root names to todo: each db's key
+ * segments and each stream's. */
 static int rootSegmentNames(const char *data, size_t len, list *todo, sds *err) {
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root) return C_OK; /* the decoder says what is wrong with it */
-    const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases"), *db, *key, *seg;
+    const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases"), *db, *key;
+    int ret = C_OK;
     cJSON_ArrayForEach(db, dbs) {
+        if ((ret = addSegmentNames(cJSON_GetObjectItemCaseSensitive(db, "segments"), todo, err)) != C_OK) break;
         cJSON_ArrayForEach(key, cJSON_GetObjectItemCaseSensitive(db, "keys")) {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(key, "stream");
-            cJSON_ArrayForEach(seg, cJSON_GetObjectItemCaseSensitive(st, "segments")) {
-                const cJSON *name = cJSON_GetObjectItemCaseSensitive(seg, "name");
-                if (!cJSON_IsString(name)) continue; /* the decoder reports it */
-                if (strchr(name->valuestring, '/') || name->valuestring[0] == '.' || !name->valuestring[0]) {
-                    *err = sdscatprintf(sdsempty(), "invalid segment name \"%s\"", name->valuestring);
-                    cJSON_Delete(root);
-                    return C_ERR;
-                }
-                listAddNodeTail(todo, sdsnew(name->valuestring));
-            }
+            if ((ret = addSegmentNames(cJSON_GetObjectItemCaseSensitive(st, "segments"), todo, err)) != C_OK) break;
         }
+        if (ret != C_OK) break;
     }
     cJSON_Delete(root);
-    return C_OK;
+    return ret;
 }
 
 static void fetchNext(segmentState *ss);

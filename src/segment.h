@@ -56,6 +56,12 @@ void segmentRegister(const char *name, uint64_t bytes);   /* a segment record ex
 void segmentUnregister(const char *name, uint64_t bytes); /* ... no more */
 void segmentDropped(const char *name);         /* the state stops naming it */
 
+/* --- from keyseg.c (and the stream code) --- */
+sds segmentNewName(void);                      /* a name never used */
+int segmentNameValid(const char *p, size_t len); /* [A-Za-z0-9._-], <= 128, no leading . */
+void segmentWriting(const char *name, int on); /* a put of it is in flight */
+void segmentDeleteUnnamed(const char *name);   /* nothing names it: delete now */
+
 /* INFO persistence fields. */
 sds segmentsInfo(sds s);
 

@@ -77,9 +77,11 @@ struct event;
 #define OBJ_TYPE_MAX 7
 
 typedef struct robj {
-    int type;          /* OBJ_* */
-    unsigned int lru;  /* LRU clock (seconds, 24 bits, as Redis) of the last
-                        * access: OBJECT IDLETIME. Fits in padding. */
+    unsigned type : 4; /* OBJ_* */
+    unsigned lru : 24; /* LRU clock (seconds, 24 bits, as Redis) of the last
+                        * access: OBJECT IDLETIME */
+    uint32_t seg;      /* keyseg.c: id of the key segment that holds this
+                        * key's value, 0 if the root holds it inline */
     void *ptr;         /* the value, as its type module represents it
                         * (a stream* for OBJ_STREAM ...) */
     uint64_t mod_seq;  /* server.change_seq of the last change to this key */
@@ -141,6 +143,10 @@ typedef struct redisDb {
                            * a read of a missing key depends on it */
     uint64_t mod_seq;     /* change_seq of the last change of any kind here:
                            * whole-db reads (KEYS, SCAN, DBSIZE) depend on it */
+    dict *inline_keys;    /* keyseg.c: sds key (not owned, shared with keys)
+                           * -> robj*, the keys whose value the root holds
+                           * inline (not sealed in a key segment) */
+    struct list *keysegs; /* keyseg.c: this db's key segments (keySegment*) */
     unsigned long expires_cursor; /* active-expire scan position */
     long long avg_ttl;    /* for INFO keyspace */
 } redisDb;
@@ -403,6 +409,8 @@ typedef struct serverConfig {
     long long segment_gc_grace_ms;      /* a dropped segment is deleted this
                                          * long after (at least 2 x
                                          * broker-timeout + the load time) */
+    long long key_seal_quiet_ms;        /* a key unchanged this long may be
+                                         * sealed into a key segment */
     char *broker_announce_address;      /* "host:port" for the broker record,
                                          * NULL = derived from bind/port */
     int active_expire;         /* active expiry cycle on/off */
@@ -494,6 +502,7 @@ typedef struct redisServer {
     struct store *store;         /* where the document lives (store.h) */
     struct commitState *commit;  /* group commit state (commit.h) */
     struct segmentState *segments; /* segment life (segment.h) */
+    struct keysegState *keyseg;  /* key segments (keyseg.h) */
     int log_to_stderr;           /* logs without a logfile go to stderr, not
                                   * stdout (--export-state -) */
     /* --- INFO (info.c, config.c) --- */

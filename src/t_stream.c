@@ -3060,17 +3060,6 @@ static void sourceSettle(loadSource *src, const cJSON *item) {
     src->item = item;
 }
 
-static int segmentNameValid(const char *p, size_t len) {
-    if (len == 0 || len > 128) return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = p[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-              c == '.'))
-            return 0;
-    }
-    return p[0] != '.';
-}
-
 /* Reads the segment's own object: its header must agree with the root's
  * record, its entries be in order, as many as it says. */
 static int segmentCheckObject(streamSegment *g, cJSON *doc, sds *err) {

@@ -178,6 +178,12 @@ def merge_segments(doc, read_segment):
     (in ID order) and drops "segments": the logical document, as
     `casq-server --export-state` writes it. read_segment(name) -> bytes."""
     for d in doc.get("databases", []):
+        # Key segments (docs/state-format.md "Key segments"): their live
+        # keys join the inline ones.
+        for rec in d.pop("segments", []):
+            seg = json.loads(read_segment(rec["name"]))
+            gone = {json.dumps(g, sort_keys=True) for g in rec["gone"]}
+            d["keys"] += [k for k in seg["keys"] if json.dumps(k["key"], sort_keys=True) not in gone]
         for k in d.get("keys", []):
             s = k.get("stream")
             if not s or "segments" not in s:

@@ -1,0 +1,628 @@
+/* keyseg.c -- key segments: see keyseg.h.
+ *
+ * Sealing (broker only, one key segment at a time, off the reply path):
+ *
+ *   cron / a landed commit ──> keysegPlan picks, in one db, the segments
+ *            worth rewriting (their live keys) and the quiet inline keys,
+ *            encodes them from memory into the segment's text; the store
+ *            writes it (create only, durable)
+ *   put OK ──> keysegAttach: every planned key that did not change
+ *            meanwhile (same object, same mod_seq, same source) now comes
+ *            from the new segment; a key that did change is "gone" from it
+ *            at once; rewritten segments left with no live key are dropped;
+ *            change_seq moves so that the next commit writes the smaller
+ *            root
+ *
+ * A root names a segment only after its put succeeded, since records are
+ * made in the put's callback; no client waits for any of it.
+ *
+ * Quiet: a key is sealable once its mod_seq is older than the change_seq
+ * the server had key-seal-quiet ms ago (samples of change_seq taken by the
+ * cron), so that a key written and soon rewritten -- a job's hash while a
+ * worker runs it -- stays inline instead of being sealed and left again. */
+#include "keyseg.h"
+
+#include <string.h>
+
+#include "adlist.h"
+#include "commit.h"
+#include "dict.h"
+#include "jsonutil.h"
+#include "persist.h"
+#include "segment.h"
+#include "server.h"
+#include "store.h"
+#include "t_stream.h"
+
+#define KEYSEG_RING 64             /* change_seq samples kept */
+#define KEYSEG_SAMPLE_MS 25        /* ... at most one per this */
+#define KEYSEG_PLAN_EVERY_MS 50    /* plans tried at most this often */
+#define KEYSEG_MERGE_FANOUT 4      /* segments of a size class merged */
+
+typedef struct keySealKey {
+    sds key;          /* the key (a copy) */
+    robj *o;          /* its object when planned: compared, never followed */
+    uint64_t mod_seq; /* ... and its mod_seq */
+    uint32_t from;    /* the segment it came from, 0 if inline */
+} keySealKey;
+
+typedef struct keySealJob {
+    int dbid;            /* the database */
+    uint64_t epoch;      /* keysegState.epoch when planned */
+    sds name;            /* the segment */
+    uint64_t bytes;      /* its size */
+    uint32_t crc;        /* its CRC-32 */
+    keySealKey *keys;    /* the keys written, in the segment's order */
+    size_t n, alloc;     /* how many, room */
+    uint32_t *from;      /* segments rewritten */
+    size_t nfrom;        /* how many */
+} keySealJob;
+
+typedef struct keysegState {
+    dict *byid;                    /* id -> keySegment* */
+    uint32_t next_id;              /* ids given so far (0 is "inline") */
+    keySealJob *job;               /* the seal in flight, or NULL */
+    uint64_t epoch;                /* moves when a db is emptied or swapped:
+                                    * a seal planned before is not attached */
+    long long sample_ms[KEYSEG_RING]; /* when change_seq was sampled */
+    uint64_t sample_seq[KEYSEG_RING]; /* ... and its value */
+    unsigned sample_pos;           /* next slot */
+    long long next_plan_ms;        /* no plan before */
+    int next_db;                   /* round-robin over the dbs */
+    /* --- statistics (INFO) --- */
+    long long sealed;              /* key segments written and named */
+    long long rewritten;           /* ... of which rewrote others */
+    long long keys_sealed;         /* keys attached to them */
+    long long bytes_sealed;        /* their bytes */
+    long long seal_errors;         /* seals that failed */
+} keysegState;
+
+static uint64_t idHash(const void *key) {
+    uintptr_t v = (uintptr_t)key;
+    return dictGenHashFunction(&v, sizeof(v));
+}
+static int idCompare(const void *a, const void *b) { return a == b; }
+static dictType keysegByIdType = {idHash, idCompare, NULL, NULL};
+
+static uint64_t inlineHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
+static int inlineCompare(const void *a, const void *b) {
+    size_t l1 = sdslen((const sds)a), l2 = sdslen((const sds)b);
+    return l1 == l2 && memcmp(a, b, l1) == 0;
+}
+/* db->inline_keys: the key sds belongs to db->keys, the object too. */
+static dictType inlineKeysType = {inlineHash, inlineCompare, NULL, NULL};
+
+static keysegState *K(void) { return server.keyseg; }
+
+void keysegInit(void) {
+    keysegState *ks = zcalloc(sizeof(*ks));
+    ks->byid = dictCreate(&keysegByIdType);
+    server.keyseg = ks;
+}
+
+static void sealJobFree(keySealJob *j) {
+    for (size_t i = 0; i < j->n; i++) sdsfree(j->keys[i].key);
+    zfree(j->keys);
+    zfree(j->from);
+    sdsfree(j->name);
+    zfree(j);
+}
+
+/* After the store was closed and the dbs freed. */
+void keysegFree(void) {
+    keysegState *ks = K();
+    if (!ks) return;
+    if (ks->job) sealJobFree(ks->job);
+    dictRelease(ks->byid);
+    zfree(ks);
+    server.keyseg = NULL;
+}
+
+static keySegment *segById(uint32_t id) {
+    keysegState *ks = K();
+    return ks ? dictFetchValue(ks->byid, (void *)(uintptr_t)id) : NULL;
+}
+
+sds keysegNamesAdd(sds names, const char *key, size_t len) {
+    uint32_t l = (uint32_t)len;
+    names = sdscatlen(names, &l, sizeof(l));
+    return sdscatlen(names, key, len);
+}
+
+/* ========================================================================
+ * Records
+ * ===================================================================== */
+
+static keySegment *segNew(redisDb *db, const char *name, uint64_t count, uint64_t bytes, uint32_t crc) {
+    keysegState *ks = K();
+    keySegment *g = zcalloc(sizeof(*g));
+    g->id = ++ks->next_id;
+    if (g->id == 0) g->id = ++ks->next_id; /* 0 means inline */
+    g->name = sdsnew(name);
+    g->count = count;
+    g->bytes = bytes;
+    g->crc = crc;
+    g->gone = sdsempty();
+    g->names = sdsempty();
+    dictAdd(ks->byid, (void *)(uintptr_t)g->id, g);
+    listAddNodeTail(db->keysegs, g);
+    segmentRegister(g->name, g->bytes);
+    return g;
+}
+
+static void segFree(keySegment *g) {
+    sdsfree(g->name);
+    sdsfree(g->gone);
+    sdsfree(g->names);
+    zfree(g);
+}
+
+/* The state stops naming g: segment.c deletes it once a root without it
+ * has landed and the grace period passed. */
+static void segDrop(redisDb *db, keySegment *g) {
+    listNode *ln = listSearchKey(db->keysegs, g);
+    if (ln) listDelNode(db->keysegs, ln);
+    dictDelete(K()->byid, (void *)(uintptr_t)g->id);
+    segmentUnregister(g->name, g->bytes);
+    segmentDropped(g->name);
+    segFree(g);
+}
+
+/* key no longer comes from g (o->seg is the caller's). */
+static void segGone(redisDb *db, keySegment *g, const char *key, size_t len) {
+    if (g->ngone) g->gone = sdscatlen(g->gone, ",", 1);
+    g->gone = jsonCatBytes(g->gone, key, len);
+    g->ngone++;
+    if (--g->live == 0 && !g->rewriting) segDrop(db, g);
+}
+
+/* ========================================================================
+ * The keyspace changes
+ * ===================================================================== */
+
+void keysegDbInit(redisDb *db) {
+    db->inline_keys = dictCreate(&inlineKeysType);
+    db->keysegs = listCreate();
+}
+
+void keysegDbFree(redisDb *db) {
+    for (listNode *ln = listFirst(db->keysegs); ln; ln = ln->next) {
+        keySegment *g = ln->value;
+        if (K()) dictDelete(K()->byid, (void *)(uintptr_t)g->id);
+        segFree(g);
+    }
+    listRelease(db->keysegs);
+    dictRelease(db->inline_keys);
+}
+
+void keysegKeyAdded(redisDb *db, sds key, robj *o) {
+    o->seg = 0;
+    dictAdd(db->inline_keys, key, o);
+}
+
+void keysegKeyRemoved(redisDb *db, sds key, robj *o) {
+    if (!o->seg) {
+        dictDelete(db->inline_keys, key);
+        return;
+    }
+    keySegment *g = segById(o->seg);
+    o->seg = 0;
+    serverAssert(g != NULL);
+    segGone(db, g, key, sdslen(key));
+}
+
+void keysegKeyChanged(redisDb *db, sds key, robj *o) {
+    if (!o || !o->seg) return;
+    dictEntry *de = dictFind(db->keys, key);
+    serverAssert(de && de->val == o);
+    keySegment *g = segById(o->seg);
+    serverAssert(g != NULL);
+    o->seg = 0;
+    dictAdd(db->inline_keys, de->key, o);
+    segGone(db, g, key, sdslen(key));
+}
+
+void keysegDbEmptied(redisDb *db) {
+    if (K()) K()->epoch++;
+    while (listLength(db->keysegs)) {
+        keySegment *g = listFirst(db->keysegs)->value;
+        g->rewriting = 0;
+        segDrop(db, g);
+    }
+    dictEmpty(db->inline_keys);
+}
+
+void keysegDbsSwapped(redisDb *db1, redisDb *db2) {
+    if (K()) K()->epoch++;
+    dict *d = db1->inline_keys;
+    db1->inline_keys = db2->inline_keys;
+    db2->inline_keys = d;
+    list *l = db1->keysegs;
+    db1->keysegs = db2->keysegs;
+    db2->keysegs = l;
+}
+
+/* ========================================================================
+ * The document
+ * ===================================================================== */
+
+sds keysegCatRecords(sds out, redisDb *db) {
+    out = sdscatlen(out, "[", 1);
+    int first = 1;
+    for (listNode *ln = listFirst(db->keysegs); ln; ln = ln->next) {
+        keySegment *g = ln->value;
+        out = sdscatlen(out, first ? "\n{\"name\":" : ",\n{\"name\":", first ? 9 : 10);
+        first = 0;
+        out = jsonCatString(out, g->name, sdslen(g->name));
+        out = sdscatlen(out, ",\"count\":", 9);
+        out = jsonCatU64(out, g->count);
+        out = sdscatlen(out, ",\"bytes\":", 9);
+        out = jsonCatU64(out, g->bytes);
+        out = sdscatlen(out, ",\"crc32\":", 9);
+        out = jsonCatU64(out, g->crc);
+        out = sdscatlen(out, ",\"live_count\":", 14);
+        out = jsonCatU64(out, g->live);
+        out = sdscatlen(out, ",\"gone\":[", 9);
+        out = sdscatlen(out, g->gone, sdslen(g->gone));
+        out = sdscatlen(out, "]}", 2);
+    }
+    return sdscatlen(out, "]", 1);
+}
+
+uint32_t keysegInstall(redisDb *db, const char *name, uint64_t count, uint64_t bytes, uint32_t crc, sds gone,
+                       uint64_t ngone, sds names) {
+    keySegment *g = segNew(db, name, count, bytes, crc);
+    sdsfree(g->gone);
+    sdsfree(g->names);
+    g->gone = gone;
+    g->ngone = ngone;
+    g->names = names;
+    return g->id;
+}
+
+void keysegKeyLoaded(redisDb *db, sds key, robj *o, uint32_t id) {
+    keySegment *g = segById(id);
+    serverAssert(g != NULL);
+    dictDelete(db->inline_keys, key);
+    o->seg = id;
+    g->live++;
+}
+
+void keysegUnsealAll(void) {
+    for (int j = 0; server.db && j < server.cfg.databases; j++) {
+        redisDb *db = &server.db[j];
+        if (!listLength(db->keysegs)) continue;
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, db->keys);
+        while ((de = dictNext(&it))) {
+            robj *o = de->val;
+            if (!o->seg) continue;
+            o->seg = 0;
+            dictAdd(db->inline_keys, de->key, o);
+        }
+        while (listLength(db->keysegs)) {
+            keySegment *g = listFirst(db->keysegs)->value;
+            g->rewriting = 0;
+            segDrop(db, g);
+        }
+    }
+    if (K()) K()->epoch++;
+}
+
+/* ========================================================================
+ * Sealing
+ * ===================================================================== */
+
+/* The change_seq that was current key-seal-quiet ms ago: objects not
+ * changed since are quiet. 0 if the samples do not reach back that far. */
+static uint64_t quietSeq(keysegState *ks, long long now) {
+    long long limit = now - server.cfg.key_seal_quiet_ms;
+    uint64_t best = 0;
+    long long best_ms = LLONG_MIN;
+    for (unsigned i = 0; i < KEYSEG_RING; i++) {
+        if (!ks->sample_ms[i] || ks->sample_ms[i] > limit || ks->sample_ms[i] < best_ms) continue;
+        best_ms = ks->sample_ms[i];
+        best = ks->sample_seq[i];
+    }
+    return best;
+}
+
+static void sample(keysegState *ks, long long now) {
+    unsigned last = (ks->sample_pos + KEYSEG_RING - 1) % KEYSEG_RING;
+    if (ks->sample_ms[last] && now - ks->sample_ms[last] < KEYSEG_SAMPLE_MS) return;
+    ks->sample_ms[ks->sample_pos] = now;
+    ks->sample_seq[ks->sample_pos] = server.change_seq;
+    ks->sample_pos = (ks->sample_pos + 1) % KEYSEG_RING;
+}
+
+static int sealable(robj *o, uint64_t quiet) {
+    return o->type != OBJ_STREAM && o->mod_seq <= quiet &&
+           objectTypeGet(o->type)->jsonBytes(o) <= (size_t)server.cfg.segment_max_bytes;
+}
+
+/* Size class of a segment: seal-bytes x 4^k. */
+static int sizeClass(uint64_t bytes) {
+    uint64_t c = (uint64_t)server.cfg.segment_seal_bytes;
+    int k = 0;
+    while (bytes >= c * KEYSEG_MERGE_FANOUT && k < 30) {
+        c *= KEYSEG_MERGE_FANOUT;
+        k++;
+    }
+    return k;
+}
+
+static void jobAdd(keySealJob *j, sds key, robj *o, uint32_t from) {
+    if (j->n == j->alloc) {
+        j->alloc = j->alloc ? j->alloc * 2 : 64;
+        j->keys = zrealloc(j->keys, sizeof(*j->keys) * j->alloc);
+    }
+    keySealKey *k = &j->keys[j->n++];
+    k->key = sdsdup(key);
+    k->o = o;
+    k->mod_seq = o->mod_seq;
+    k->from = from;
+}
+
+/* Picks the segments of db to rewrite into `from`: one whose live share is
+ * below half, or whose gone list is the heaviest while the gone lists
+ * weigh more than segment-seal-bytes in the root, or the smallest
+ * KEYSEG_MERGE_FANOUT of a size class (merged into the next class). */
+static size_t pickRewrites(redisDb *db, keySegment **from) {
+    size_t gone_bytes = 0;
+    keySegment *heaviest = NULL;
+    int counts[32] = {0};
+    for (listNode *ln = listFirst(db->keysegs); ln; ln = ln->next) {
+        keySegment *g = ln->value;
+        if (g->rewriting) return 0; /* one plan at a time per segment */
+        if (g->live * 2 < g->count) {
+            from[0] = g;
+            return 1;
+        }
+        gone_bytes += sdslen(g->gone);
+        if (!heaviest || sdslen(g->gone) > sdslen(heaviest->gone)) heaviest = g;
+        counts[sizeClass(g->bytes)]++;
+    }
+    if (heaviest && gone_bytes > (size_t)server.cfg.segment_seal_bytes) {
+        from[0] = heaviest;
+        return 1;
+    }
+    for (int k = 0; k < 31; k++) {
+        if (counts[k] < KEYSEG_MERGE_FANOUT) continue;
+        uint64_t next = (uint64_t)server.cfg.segment_seal_bytes;
+        for (int i = 0; i <= k; i++) next *= KEYSEG_MERGE_FANOUT;
+        if (next > (uint64_t)server.cfg.segment_max_bytes) continue;
+        size_t n = 0;
+        for (listNode *ln = listFirst(db->keysegs); ln && n < KEYSEG_MERGE_FANOUT; ln = ln->next)
+            if (sizeClass(((keySegment *)ln->value)->bytes) == k) from[n++] = ln->value;
+        return n;
+    }
+    return 0;
+}
+
+/* Adds the live keys of g to the job and its text. */
+static sds planSegmentKeys(keySealJob *j, redisDb *db, keySegment *g, sds text) {
+    const char *p = g->names, *end = g->names + sdslen(g->names);
+    sds key = sdsempty();
+    while (p + sizeof(uint32_t) <= end) {
+        uint32_t len;
+        memcpy(&len, p, sizeof(len));
+        p += sizeof(len);
+        key = sdscpylen(key, p, len);
+        p += len;
+        dictEntry *de = dictFind(db->keys, key);
+        if (!de || ((robj *)de->val)->seg != g->id) continue;
+        text = sdscatlen(text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
+        text = persistCatKey(text, db, de->key, de->val);
+        jobAdd(j, de->key, de->val, g->id);
+    }
+    sdsfree(key);
+    return text;
+}
+
+/* Plans a seal of db; NULL if there is nothing worth writing. */
+static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet, sds *textp) {
+    keySegment *from[KEYSEG_MERGE_FANOUT];
+    size_t nfrom = pickRewrites(db, from);
+    size_t max = (size_t)server.cfg.segment_max_bytes, quiet_bytes = 0;
+    if (!nfrom) {
+        /* Worth a segment only with segment-seal-bytes of quiet values. */
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, db->inline_keys);
+        while ((de = dictNext(&it)) && quiet_bytes < (size_t)server.cfg.segment_seal_bytes)
+            if (sealable(de->val, quiet)) quiet_bytes += objectTypeGet(((robj *)de->val)->type)->jsonBytes(de->val);
+        if (quiet_bytes < (size_t)server.cfg.segment_seal_bytes) return NULL;
+    }
+    keySealJob *j = zcalloc(sizeof(*j));
+    j->dbid = db->id;
+    j->epoch = ks->epoch;
+    j->name = segmentNewName();
+    sds text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
+    text = jsonCatString(text, j->name, sdslen(j->name));
+    text = sdscatlen(text, ",\"keys\":[", 9);
+    if (nfrom) {
+        j->from = zmalloc(sizeof(uint32_t) * nfrom);
+        for (size_t i = 0; i < nfrom; i++) {
+            from[i]->rewriting = 1;
+            j->from[j->nfrom++] = from[i]->id;
+            text = planSegmentKeys(j, db, from[i], text);
+        }
+    }
+    /* Then quiet inline keys, up to the largest segment. */
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, db->inline_keys);
+    while ((de = dictNext(&it)) && sdslen(text) < max) {
+        if (!sealable(de->val, quiet)) continue;
+        text = sdscatlen(text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
+        text = persistCatKey(text, db, de->key, de->val);
+        jobAdd(j, de->key, de->val, 0);
+    }
+    text = sdscatlen(text, "\n],\"count\":", 11);
+    text = jsonCatU64(text, j->n);
+    text = sdscatlen(text, "}\n", 2);
+    *textp = text;
+    return j;
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err);
+
+/* Plans and starts the next seal; 1 if one started. */
+static int sealNext(keysegState *ks, long long now) {
+    if (ks->job || now < ks->next_plan_ms || !server.store || !server.store->type->seg_put) return 0;
+    ks->next_plan_ms = now + KEYSEG_PLAN_EVERY_MS;
+    uint64_t quiet = quietSeq(ks, now);
+    for (int tries = 0; tries < server.cfg.databases; tries++) {
+        redisDb *db = &server.db[ks->next_db];
+        ks->next_db = (ks->next_db + 1) % server.cfg.databases;
+        if (!dictSize(db->keys)) continue;
+        sds text = NULL;
+        keySealJob *j = keysegPlan(ks, db, quiet, &text);
+        if (!j) continue;
+        if (!j->n) { /* rewrites of segments with no live key left */
+            for (size_t i = 0; i < j->nfrom; i++) {
+                keySegment *g = segById(j->from[i]);
+                if (g) g->rewriting = 0;
+                if (g && !g->live) segDrop(db, g);
+            }
+            sdsfree(text);
+            sealJobFree(j);
+            continue;
+        }
+        j->bytes = sdslen(text);
+        j->crc = streamSegmentCRC(text, sdslen(text));
+        ks->job = j;
+        segmentWriting(j->name, 1);
+        server.store->type->seg_put(server.store, j->name, text, sealDone, j);
+        return 1;
+    }
+    return 0;
+}
+
+/* The put landed: the planned keys that did not change now come from it. */
+static void keysegAttach(keysegState *ks, keySealJob *j) {
+    redisDb *db = &server.db[j->dbid];
+    keySegment *g = segNew(db, j->name, j->n, j->bytes, j->crc);
+    g->rewriting = 1; /* not dropped while it fills */
+    for (size_t i = 0; i < j->n; i++) {
+        keySealKey *k = &j->keys[i];
+        dictEntry *de = dictFind(db->keys, k->key);
+        robj *o = de ? de->val : NULL;
+        if (!o || o != k->o || o->mod_seq != k->mod_seq || o->seg != k->from) {
+            /* Changed, deleted or moved meanwhile: the root has it. */
+            if (g->ngone) g->gone = sdscatlen(g->gone, ",", 1);
+            g->gone = jsonCatBytes(g->gone, k->key, sdslen(k->key));
+            g->ngone++;
+            continue;
+        }
+        if (k->from) {
+            keySegment *old = segById(k->from);
+            serverAssert(old != NULL);
+            segGone(db, old, k->key, sdslen(k->key));
+        } else {
+            dictDelete(db->inline_keys, k->key);
+        }
+        o->seg = g->id;
+        g->live++;
+        g->names = keysegNamesAdd(g->names, k->key, sdslen(k->key));
+    }
+    for (size_t i = 0; i < j->nfrom; i++) {
+        keySegment *old = segById(j->from[i]);
+        if (!old) continue;
+        old->rewriting = 0;
+        if (!old->live) segDrop(db, old);
+    }
+    g->rewriting = 0;
+    ks->keys_sealed += (long long)g->live;
+    if (!g->live) {
+        segDrop(db, g); /* nothing of it is needed: garbage at once */
+    } else {
+        ks->sealed++;
+        if (j->nfrom) ks->rewritten++;
+        ks->bytes_sealed += (long long)j->bytes;
+    }
+    /* Nothing a client changed: a commit nobody waits for, writing the
+     * smaller root. */
+    server.change_seq++;
+    server.dirty++;
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err) {
+    keysegState *ks = K();
+    keySealJob *j = priv;
+    segmentWriting(j->name, 0);
+    if (!ks) { /* shut down meanwhile */
+        sealJobFree(j);
+        return;
+    }
+    ks->job = NULL;
+    int current = j->epoch == ks->epoch && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER;
+    if (status != STORE_OK) {
+        ks->seal_errors++;
+        serverLog(LL_WARNING, "Key segment %s of %llu bytes not written: %s; its keys stay in the root", j->name,
+                  (unsigned long long)j->bytes, err ? err : "storage error");
+        if (status == STORE_ERROR) segmentDeleteUnnamed(j->name); /* it may have landed */
+    } else if (!current) {
+        segmentDeleteUnnamed(j->name);
+    } else {
+        keysegAttach(ks, j);
+    }
+    if (!current || status != STORE_OK) {
+        for (size_t i = 0; i < j->nfrom; i++) {
+            keySegment *g = segById(j->from[i]);
+            if (!g) continue;
+            g->rewriting = 0;
+            if (!g->live) segDrop(&server.db[j->dbid], g);
+        }
+    }
+    sealJobFree(j);
+}
+
+void keysegCron(int broker) {
+    keysegState *ks = K();
+    if (!ks) return;
+    long long now = mstime();
+    sample(ks, now);
+    if (broker && !server.loading) sealNext(ks, now);
+}
+
+void keysegCommitDone(int ok) {
+    keysegState *ks = K();
+    if (!ks || !ok || server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
+    long long now = mstime();
+    sample(ks, now);
+    sealNext(ks, now);
+}
+
+/* ========================================================================
+ * INFO
+ * ===================================================================== */
+
+sds keysegInfo(sds s) {
+    keysegState *ks = K();
+    if (!ks) return s;
+    unsigned long long inl = 0, sealed_keys = 0, gone = 0;
+    for (int j = 0; server.db && j < server.cfg.databases; j++) {
+        redisDb *db = &server.db[j];
+        inl += dictSize(db->inline_keys);
+        for (listNode *ln = listFirst(db->keysegs); ln; ln = ln->next) {
+            keySegment *g = ln->value;
+            sealed_keys += g->live;
+            gone += g->ngone;
+        }
+    }
+    return sdscatprintf(s,
+                        "key_segments:%lu\r\n"
+                        "key_segments_keys:%llu\r\n"
+                        "key_segments_gone:%llu\r\n"
+                        "keys_inline:%llu\r\n"
+                        "key_segments_sealed:%lld\r\n"
+                        "key_segments_rewritten:%lld\r\n"
+                        "key_segments_keys_sealed:%lld\r\n"
+                        "key_segments_bytes_sealed:%lld\r\n"
+                        "key_segments_seal_errors:%lld\r\n"
+                        "key_segments_seal_in_progress:%d\r\n",
+                        dictSize(ks->byid), sealed_keys, gone, inl, ks->sealed, ks->rewritten, ks->keys_sealed,
+                        ks->bytes_sealed, ks->seal_errors, ks->job != NULL);
+}
