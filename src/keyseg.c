@@ -22,6 +22,7 @@
  * worker runs it -- stays inline instead of being sealed and left again. */
 #include "keyseg.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "adlist.h"
@@ -364,13 +365,27 @@ static void jobAdd(keySealJob *j, sds key, robj *o, uint32_t from) {
     k->from = from;
 }
 
+/* How many bytes of gone lists the root may carry before the segment
+ * with the most of them per byte is rewritten. Carrying G bytes costs G
+ * per commit; clearing them costs rewriting segments: with updates spread
+ * over a sealed keyspace of K bytes, the sum of both is least for G about
+ * sqrt(name bytes per commit x K). Estimated with 1 KB of names per
+ * commit (50 changes of 20-byte keys), and never below
+ * segment-seal-bytes. */
+static size_t goneBudget(uint64_t sealed_bytes) {
+    double g = sqrt(1024.0 * (double)sealed_bytes);
+    return g > (double)server.cfg.segment_seal_bytes ? (size_t)g : (size_t)server.cfg.segment_seal_bytes;
+}
+
 /* Picks the segments of db to rewrite into `from`: one whose live share is
- * below half, or whose gone list is the heaviest while the gone lists
- * weigh more than segment-seal-bytes in the root, or the smallest
- * KEYSEG_MERGE_FANOUT of a size class (merged into the next class). */
+ * below half, or the one whose gone list is the largest share of its size
+ * while the gone lists weigh more than goneBudget in the root, or the
+ * KEYSEG_MERGE_FANOUT smallest of a size class, merged into one of the
+ * next (at most segment-max-bytes). */
 static size_t pickRewrites(redisDb *db, keySegment **from) {
     size_t gone_bytes = 0;
-    keySegment *heaviest = NULL;
+    uint64_t sealed_bytes = 0;
+    keySegment *worst = NULL;
     int counts[32] = {0};
     for (listNode *ln = listFirst(db->keysegs); ln; ln = ln->next) {
         keySegment *g = ln->value;
@@ -380,11 +395,13 @@ static size_t pickRewrites(redisDb *db, keySegment **from) {
             return 1;
         }
         gone_bytes += sdslen(g->gone);
-        if (!heaviest || sdslen(g->gone) > sdslen(heaviest->gone)) heaviest = g;
+        sealed_bytes += g->bytes;
+        if (!worst || (double)sdslen(g->gone) / (double)g->bytes > (double)sdslen(worst->gone) / (double)worst->bytes)
+            worst = g;
         counts[sizeClass(g->bytes)]++;
     }
-    if (heaviest && gone_bytes > (size_t)server.cfg.segment_seal_bytes) {
-        from[0] = heaviest;
+    if (worst && gone_bytes > goneBudget(sealed_bytes)) {
+        from[0] = worst;
         return 1;
     }
     for (int k = 0; k < 31; k++) {
@@ -393,9 +410,14 @@ static size_t pickRewrites(redisDb *db, keySegment **from) {
         for (int i = 0; i <= k; i++) next *= KEYSEG_MERGE_FANOUT;
         if (next > (uint64_t)server.cfg.segment_max_bytes) continue;
         size_t n = 0;
-        for (listNode *ln = listFirst(db->keysegs); ln && n < KEYSEG_MERGE_FANOUT; ln = ln->next)
-            if (sizeClass(((keySegment *)ln->value)->bytes) == k) from[n++] = ln->value;
-        return n;
+        uint64_t total = 0;
+        for (listNode *ln = listFirst(db->keysegs); ln && n < KEYSEG_MERGE_FANOUT; ln = ln->next) {
+            keySegment *g = ln->value;
+            if (sizeClass(g->bytes) != k) continue;
+            from[n++] = g;
+            total += g->bytes;
+        }
+        if (total <= (uint64_t)server.cfg.segment_max_bytes) return n;
     }
     return 0;
 }
