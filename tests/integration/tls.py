@@ -204,6 +204,16 @@ def session_refusals(certs, srv, tport, t):
          subprocess.run(["redis-cli", "-p", str(srv.port), "PING"], capture_output=True).stdout)
     silent.close()
     garbage.close()
+    if KIND == "casq":
+        before = srv.log().count("Error accepting a client connection")
+        for _ in range(40):
+            s = socket.create_connection(("127.0.0.1", tport), timeout=10)
+            s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            casqtest.read_until_closed(s)
+            s.close()
+        logged = srv.log().count("Error accepting a client connection") - before
+        t.check("40 refused handshakes in a burst log at most a few lines", 0 <= logged <= 3, logged)
+        t.check("...and the server is fine", survivor.ping() is True)
     survivor.close()
 
 
