@@ -202,8 +202,18 @@ def session_refusals(certs, srv, tport, t):
     t.eq("new TLS clients are served while a handshake stalls", b"PONG\n", cli(certs, tport, "PING"))
     t.eq("the plain port still works", b"PONG\n",
          subprocess.run(["redis-cli", "-p", str(srv.port), "PING"], capture_output=True).stdout)
-    silent.close()
     garbage.close()
+    # `timeout` closes a client that never finishes its handshake.
+    plain = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30)
+    plain.config_set("timeout", "1")
+    try:
+        silent.settimeout(8)
+        data, closed = casqtest.read_until_closed(silent)
+        t.check("timeout closes a client stuck before its handshake", closed and data == b"", (data, closed))
+    finally:
+        plain.config_set("timeout", "0")
+        plain.close()
+        silent.close()
     if KIND == "casq":
         before = srv.log().count("Error accepting a client connection")
         for _ in range(40):
