@@ -367,10 +367,18 @@ def main():
     t = casqtest.Results("tls")
     certs = Certs()
     base = int(os.environ.get("CASQ_PORT_BASE", "28000"))
-    tport = free_port(base)
-    args = ["--tls-port", str(tport), "--tls-cert-file", certs.path("server.crt"),
-            "--tls-key-file", certs.path("server.key"), "--tls-ca-cert-file", certs.path("ca.crt")]
-    srv = casqtest.Server(args=args).start()
+    tried = []
+    for attempt in range(5):  # the TLS port may be taken between choosing and binding it
+        tport = free_port(base, avoid=tried)
+        tried.append(tport)
+        args = ["--tls-port", str(tport), "--tls-cert-file", certs.path("server.crt"),
+                "--tls-key-file", certs.path("server.key"), "--tls-ca-cert-file", certs.path("ca.crt")]
+        try:
+            srv = casqtest.Server(args=args).start()
+            break
+        except RuntimeError:
+            if attempt == 4:
+                raise
     try:
         print("# TLS against %s: plain port %d, TLS port %d" % (srv.kind, srv.port, tport))
         for name, fn in [("redis-cli", session_redis_cli), ("redis-py", session_redis_py),
