@@ -308,6 +308,44 @@ def session_config(certs, srv, tport, t):
     r.close()
 
 
+def session_follower(certs, srv, tport, t):
+    """A TLS client of a follower: its commands are relayed to the broker
+    (over the broker's plain port, README "TLS")."""
+    broker = casqtest.Server(args=["--dir", srv.dir]).start()  # takes the document over
+    try:
+        plain = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=5)
+        role = None
+        for _ in range(250):  # srv notices at its next write (a commit conflict)
+            role = plain.info("broker").get("broker_role")
+            if role == "follower":
+                break
+            try:
+                plain.xadd("probe", {"p": "1"})
+            except redis.exceptions.RedisError:
+                pass
+            plain.close()  # a connection that wrote through a follower is a relay
+            plain = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=5)
+            time.sleep(0.02)
+        plain.close()
+        t.eq("the TLS node became a follower", "follower", role)
+        r = tls_redis(certs, tport)
+        eid = r.xadd("relayed", {"via": "tls-follower"})
+        p = r.pipeline(transaction=False)
+        for i in range(500):
+            p.xadd("relayed", {"n": str(i)})
+        p.execute()
+        big = os.urandom(300000)
+        r.set("relayed-big", big)
+        t.check("a TLS client of a follower reads through the relay", r.get("relayed-big") == big)
+        r.close()
+        b = redis.Redis(host="127.0.0.1", port=broker.port, socket_timeout=5)
+        t.eq("its writes are the broker's", 501, b.xlen("relayed"))
+        t.eq("...in order", eid, b.xrange("relayed", count=1)[0][0])
+        b.close()
+    finally:
+        broker.stop(t)
+
+
 def session_tls_only(certs, t):
     """--port 0: TLS only, as in Redis."""
     d = tempfile.mkdtemp(prefix="casq-tls-only.")
@@ -382,7 +420,8 @@ def main():
     try:
         print("# TLS against %s: plain port %d, TLS port %d" % (srv.kind, srv.port, tport))
         for name, fn in [("redis-cli", session_redis_cli), ("redis-py", session_redis_py),
-                         ("refusals", session_refusals), ("auth", session_auth), ("config", session_config)]:
+                         ("refusals", session_refusals), ("auth", session_auth), ("config", session_config)] + \
+                        ([("follower", session_follower)] if KIND == "casq" else []):
             t.run(name, fn, certs, srv, tport, t)
         t.check("server still alive", srv.alive())
     finally:
