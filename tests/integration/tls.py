@@ -203,17 +203,6 @@ def session_refusals(certs, srv, tport, t):
     t.eq("the plain port still works", b"PONG\n",
          subprocess.run(["redis-cli", "-p", str(srv.port), "PING"], capture_output=True).stdout)
     garbage.close()
-    # `timeout` closes a client that never finishes its handshake.
-    plain = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30)
-    plain.config_set("timeout", "1")
-    try:
-        silent.settimeout(8)
-        data, closed = casqtest.read_until_closed(silent)
-        t.check("timeout closes a client stuck before its handshake", closed and data == b"", (data, closed))
-    finally:
-        plain.config_set("timeout", "0")
-        plain.close()
-        silent.close()
     if KIND == "casq":
         before = srv.log().count("Error accepting a client connection")
         for _ in range(40):
@@ -225,6 +214,16 @@ def session_refusals(certs, srv, tport, t):
         t.check("40 refused handshakes in a burst log at most a few lines", 0 <= logged <= 3, logged)
         t.check("...and the server is fine", survivor.ping() is True)
     survivor.close()
+    # `timeout` closes a client that never finishes its handshake (and
+    # every other idle one: fresh connections below).
+    redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30).config_set("timeout", "1")
+    try:
+        silent.settimeout(8)
+        data, closed = casqtest.read_until_closed(silent)
+        t.check("timeout closes a client stuck before its handshake", closed and data == b"", (data, closed))
+    finally:
+        redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30).config_set("timeout", "0")
+        silent.close()
 
 
 def session_auth(certs, srv, tport, t):
@@ -306,6 +305,63 @@ def session_config(certs, srv, tport, t):
     t.eq("tls-protocols default again: TLSv1.3 works", b"+PONG\r\n",
          tls_exchange(ssl_context(certs, minv=ssl.TLSVersion.TLSv1_3), tport))
     r.close()
+
+
+def session_maxclients(certs, srv, tport, t):
+    r = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=30)
+    before = r.info("stats")["rejected_connections"]
+    r.config_set("maxclients", "1")  # r is that one client
+    try:
+        out = tls_exchange(ssl_context(certs), tport)
+    finally:
+        r.config_set("maxclients", "10000")
+    t.check("over maxclients a TLS client is closed", out != b"+PONG\r\n", out)
+    t.eq("...and counted in rejected_connections", before + 1, r.info("stats")["rejected_connections"])
+    t.eq("...and the next one is served", b"+PONG\r\n", tls_exchange(ssl_context(certs), tport))
+    r.close()
+
+
+def non_loopback_ipv4():
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, timeout=10).stdout.decode()
+    except OSError:
+        return None
+    for a in out.split():
+        if a.count(".") == 3 and not a.startswith("127."):
+            return a
+    return None
+
+
+def session_protected_mode(certs, t):
+    """Protected mode applies to TLS clients; the -DENIED reply comes over
+    TLS once the handshake is done."""
+    ip = non_loopback_ipv4()
+    if not ip:
+        print("# skipped: this machine has no non-loopback IPv4 address")
+        return
+    base = int(os.environ.get("CASQ_PORT_BASE", "28000"))
+    tport = free_port(base)
+    srv = casqtest.Server(args=["--bind", "0.0.0.0", "--tls-port", str(tport),
+                                "--tls-cert-file", certs.path("server.crt"), "--tls-key-file",
+                                certs.path("server.key"), "--tls-ca-cert-file", certs.path("ca.crt")]).start()
+    try:
+        raw = socket.create_connection((ip, tport), timeout=10)
+        with ssl_context(certs).wrap_socket(raw, server_hostname="localhost") as s:
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+            except (OSError, ssl.SSLError):
+                pass
+        t.check("protected mode: a non-loopback TLS client reads -DENIED and is closed",
+                data.startswith(b"-DENIED Redis is running in protected mode"), data[:120])
+        t.eq("protected mode: a loopback TLS client is served", b"+PONG\r\n",
+             tls_exchange(ssl_context(certs), tport))
+    finally:
+        srv.stop(t)
 
 
 def session_follower(certs, srv, tport, t):
@@ -420,13 +476,15 @@ def main():
     try:
         print("# TLS against %s: plain port %d, TLS port %d" % (srv.kind, srv.port, tport))
         for name, fn in [("redis-cli", session_redis_cli), ("redis-py", session_redis_py),
-                         ("refusals", session_refusals), ("auth", session_auth), ("config", session_config)] + \
+                         ("refusals", session_refusals), ("auth", session_auth), ("config", session_config),
+                         ("maxclients", session_maxclients)] + \
                         ([("follower", session_follower)] if KIND == "casq" else []):
             t.run(name, fn, certs, srv, tport, t)
         t.check("server still alive", srv.alive())
     finally:
         srv.stop(t)
     t.run("tls-only", session_tls_only, certs, t)
+    t.run("protected mode", session_protected_mode, certs, t)
     if KIND == "casq":
         t.run("bad files", session_bad_files, certs, t)
     shutil.rmtree(certs.dir, ignore_errors=True)
