@@ -173,11 +173,12 @@ def main():
                  ("vanishing clients", vanishing_clients, (port, t)),
                  ("expire and config", expire_and_config, (port, t)),
                  ("acl users", acl_users, (port, t)),
-                 ("segments", segments, (port, t)),
                  ("tls redis-cli", tls.session_redis_cli, (certs, srv, tport, t)),
                  ("tls redis-py", tls.session_redis_py, (certs, srv, tport, t)),
+                 ("tls slow reader", tls.session_slow_reader, (certs, srv, tport, t)),
                  ("tls refusals", tls.session_refusals, (certs, srv, tport, t)),
-                 ("tls config", tls.session_config, (certs, srv, tport, t))]
+                 ("tls config", tls.session_config, (certs, srv, tport, t)),
+                 ("segments", segments, (port, t))]
         for name, fn, args in steps:
             t.run(name, fn, *args)
         pool.disconnect()
