@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -103,7 +104,7 @@ static SSL_CTX *createServerContext(int protocols) {
         serverLog(LL_WARNING, "Failed to create the TLS context: %s", opensslErrorText(errbuf, sizeof(errbuf)));
         return NULL;
     }
-    long opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_SINGLE_DH_USE;
+    uint64_t opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_SINGLE_DH_USE;
     if (!(protocols & TLS_PROTO_TLSv1)) opts |= SSL_OP_NO_TLSv1;
     if (!(protocols & TLS_PROTO_TLSv1_1)) opts |= SSL_OP_NO_TLSv1_1;
     if (!(protocols & TLS_PROTO_TLSv1_2)) opts |= SSL_OP_NO_TLSv1_2;
