@@ -12,7 +12,10 @@ document when its reply arrives, XREADGROUP/XACK, a 1 MB value, a pipeline);
 with tls-auth-clients yes a client without a certificate, or with an
 untrusted one, is refused and the refusal is logged; a plain-text client and
 a silent client on the TLS port are dropped/ignored without harming
-established clients; AUTH applies to TLS clients; CONFIG SET of tls-*
+established clients; AUTH, ACL users, maxclients and protected mode
+(-DENIED readable over TLS) apply to TLS clients; a slow reader gets
+megabytes of replies intact while the server's TLS writes stop and resume;
+a TLS client of a follower is relayed to the broker; CONFIG SET of tls-*
 reloads the certificates (a bad file is refused and changes nothing),
 tls-auth-clients optional, tls-protocols; tls-port is immutable; INFO's
 listener line; a TLS-only server (port 0); bad TLS files stop the start-up.
@@ -264,6 +267,16 @@ def session_auth(certs, srv, tport, t):
         r.close()
         r = tls_redis(certs, tport, password="s3cret")
         t.check("AUTH over TLS", r.ping() is True)
+        r.execute_command("ACL", "SETUSER", "tlsworker", "on", ">pw", "+ping", "+xlen", "~jobs")
+        u = tls_redis(certs, tport, username="tlsworker", password="pw")
+        t.check("an ACL user over TLS", u.ping() is True and u.xlen("jobs") == 1)
+        try:
+            u.xadd("jobs", {"x": "1"})
+            t.check("...and its rules apply", False)
+        except redis.exceptions.NoPermissionError:
+            t.check("...and its rules apply", True)
+        u.close()
+        r.execute_command("ACL", "DELUSER", "tlsworker")
         r.config_set("requirepass", "")
         r.close()
     finally:
