@@ -70,6 +70,8 @@ class Certs:
         make_cert(self.dir, "ca", "server2", "casq-server-two", server=True)
         make_cert(self.dir, "ca", "client", "casq-client")
         make_cert(self.dir, "otherca", "stranger", "casq-stranger")
+        openssl("pkey", "-in", "server2.key", "-out", "server2.enc.key", "-aes256", "-passout", "pass:hunter2",
+                cwd=self.dir)
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -316,6 +318,13 @@ def session_config(certs, srv, tport, t):
     r.config_set("tls-cert-file", certs.path("server2.crt"), "tls-key-file", certs.path("server2.key"))
     t.eq("CONFIG SET tls-cert-file/tls-key-file: new connections get the new certificate", "casq-server-two",
          peer_cn(ctx, tport))
+    try:
+        r.config_set("tls-key-file", certs.path("server2.enc.key"), "tls-key-file-pass", "wrong")
+        t.check("an encrypted key with the wrong tls-key-file-pass is refused", False)
+    except redis.exceptions.ResponseError:
+        t.check("an encrypted key with the wrong tls-key-file-pass is refused", True)
+    r.config_set("tls-key-file", certs.path("server2.enc.key"), "tls-key-file-pass", "hunter2")
+    t.eq("an encrypted key with its tls-key-file-pass", "casq-server-two", peer_cn(ctx, tport))
     try:
         r.config_set("tls-key-file", certs.path("server.key"))  # does not match server2.crt
         t.check("a key that does not match the certificate is refused", False)
