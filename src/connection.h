@@ -62,7 +62,8 @@ struct connection {
 };
 
 connection *connCreateSocket(int fd, int is_unix);
-/* TLS (tls.c): NULL-safe only after tlsConfigure() succeeded. */
+/* TLS (tls.c), its handshake not started; in CONN_STATE_ERROR when no TLS
+ * context is configured or OpenSSL cannot set it up (the caller closes it). */
 connection *connCreateAcceptedTLS(int fd, int auth_clients);
 
 static inline int connHandshake(connection *conn) {
@@ -77,7 +78,6 @@ static inline int connHasPendingData(connection *conn) {
 }
 static inline const char *connLastError(connection *conn) { return conn->type->last_error(conn); }
 static inline void connClose(connection *conn) { conn->type->close(conn); }
-static inline int connIsTLS(const connection *conn) { return conn->type->handshake != NULL; }
 
 /* ------------------------------------------------------------------------
  * TLS (tls.c)
@@ -91,8 +91,6 @@ static inline int connIsTLS(const connection *conn) { return conn->type->handsha
  * established ones keep theirs). Returns C_OK, or C_ERR having logged why
  * and changed nothing. */
 int tlsConfigure(void);
-/* Whether a TLS context is in place. */
-int tlsIsConfigured(void);
 /* Frees the context (at exit). */
 void tlsCleanup(void);
 

@@ -191,8 +191,6 @@ int tlsConfigure(void) {
     return C_OK;
 }
 
-int tlsIsConfigured(void) { return tls_ctx != NULL; }
-
 void tlsCleanup(void) {
     SSL_CTX_free(tls_ctx);
     tls_ctx = NULL;
