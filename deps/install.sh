@@ -8,6 +8,7 @@
 #   cJSON     (libcjson-dev)          parsing the state document
 #   zlib      (zlib1g-dev)            CRC-32 of segments
 #   libcrypto (libssl-dev)            SHA-256 and constant-time compare of passwords
+#   libssl    (libssl-dev)            TLS on tls-port (OpenSSL)
 #   Lua 5.1   (liblua5.1-0-dev)       EVAL / EVALSHA scripts (Redis's Lua version)
 set -e
 missing=""
@@ -24,12 +25,16 @@ check libcjson libcjson-dev
 check zlib zlib1g-dev
 check lua5.1 liblua5.1-0-dev
 check libcrypto libssl-dev
+check libssl libssl-dev
 if [ -n "$missing" ]; then
-    echo "deps: installing$missing"
+    # Each package once (libssl-dev provides libcrypto and libssl).
+    # shellcheck disable=SC2086 # split on purpose
+    missing=$(printf '%s\n' $missing | sort -u | tr '\n' ' ')
+    echo "deps: installing $missing"
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in hiredis libevent libcurl libcjson zlib lua5.1 libcrypto; do
+for p in hiredis libevent libcurl libcjson zlib lua5.1 libcrypto libssl; do
     printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
 done

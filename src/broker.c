@@ -350,7 +350,7 @@ static void replyNotForwarded(client *c, const char *why) {
 }
 
 static void relayFree(brokerRelay *r) {
-    if (r->c && r->client_paused) event_add(r->c->read_ev, NULL); /* reads resume locally */
+    if (r->c && r->client_paused) clientResumeReading(r->c); /* reads resume locally */
     if (r->bev) bufferevent_free(r->bev);
     if (r->timer) event_free(r->timer);
     if (r->node) listDelNode(bs.relays, r->node);
@@ -385,7 +385,7 @@ static void relayBrokerWritable(struct bufferevent *bev, void *arg) {
     brokerRelay *r = arg;
     if (!r->client_paused || !r->c) return;
     r->client_paused = 0;
-    event_add(r->c->read_ev, NULL);
+    clientResumeReading(r->c);
 }
 
 /* The handshake is done: the command, then everything else. */

@@ -27,6 +27,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "connection.h"
 #include "commit.h"
 #include "server.h"
 
@@ -101,7 +102,11 @@ static const configEnumValue enableDebugEnum[] = {
 static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool;
 static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
-static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients;
+static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients, applyTlsConfig;
+
+/* tls-auth-clients: Redis's values. */
+static const configEnumValue tlsAuthClientsEnum[] = {
+    {"no", TLS_CLIENT_AUTH_NO}, {"yes", TLS_CLIENT_AUTH_YES}, {"optional", TLS_CLIENT_AUTH_OPTIONAL}, {NULL, 0}};
 
 static const configEnumValue loglevelEnum[] = {
     {"debug", LL_DEBUG},
@@ -145,6 +150,29 @@ static const configDirective configTable[] = {
      .offset = FIELD(unixsocket), .default_value = ""},
     {.name = "unixsocketperm", .type = CONFIG_OCTAL, .flags = CONFIG_IMMUTABLE, .offset = FIELD(unixsocketperm),
      .min = 0, .max = 0777, .default_value = "0"},
+    /* --- TLS (tls.c) --- */
+    {.name = "tls-port", .type = CONFIG_INT, .flags = CONFIG_IMMUTABLE, .offset = FIELD(tls_port),
+     .min = 0, .max = 65535, .default_value = "0"},
+    {.name = "tls-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL, .offset = FIELD(tls_cert_file),
+     .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-key-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL, .offset = FIELD(tls_key_file),
+     .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-key-file-pass", .type = CONFIG_STRING, .flags = CONFIG_SENSITIVE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(tls_key_file_pass), .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-ca-cert-file", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(tls_ca_cert_file), .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-ca-cert-dir", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(tls_ca_cert_dir), .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-auth-clients", .type = CONFIG_ENUM, .offset = FIELD(tls_auth_clients),
+     .default_value = "yes", .enum_values = tlsAuthClientsEnum, .apply = applyTlsConfig},
+    {.name = "tls-protocols", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL, .offset = FIELD(tls_protocols),
+     .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-ciphers", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL, .offset = FIELD(tls_ciphers),
+     .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-ciphersuites", .type = CONFIG_STRING, .flags = CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(tls_ciphersuites), .default_value = "", .apply = applyTlsConfig},
+    {.name = "tls-prefer-server-ciphers", .type = CONFIG_BOOL, .offset = FIELD(tls_prefer_server_ciphers),
+     .default_value = "no", .apply = applyTlsConfig},
     {.name = "timeout", .type = CONFIG_INT, .offset = FIELD(maxidletime),
      .min = 0, .max = INT_MAX, .default_value = "0"},
     {.name = "maxmemory", .type = CONFIG_MEMORY, .offset = FIELD(maxmemory),
@@ -761,6 +789,17 @@ static int applyMaxclients(sds *err) {
         return 0;
     }
     return 1;
+}
+
+/* A tls-* change rebuilds the TLS context when TLS is in use (tls-port):
+ * new connections get the new certificates and settings, established ones
+ * keep theirs; if the new context cannot be built (tls.c logs why), the old
+ * one stays and CONFIG SET puts the previous values back. */
+static int applyTlsConfig(sds *err) {
+    if (!server.el || !server.cfg.tls_port) return 1;
+    if (tlsConfigure() == C_OK) return 1;
+    *err = sdsnew("Unable to update TLS configuration. Check server logs.");
+    return 0;
 }
 
 /* A new hz re-arms the cron timer. */

@@ -173,6 +173,14 @@ static sds genServerSection(sds s) {
         s = sdscatprintf(s, ",port=%d\r\n", server.cfg.port);
     }
     if (server.cfg.unixsocket) s = sdscatprintf(s, "listener%d:name=unix,bind=%s\r\n", listener++, server.cfg.unixsocket);
+    if (server.cfg.tls_port) {
+        s = sdscatprintf(s, "listener%d:name=tls", listener++);
+        int argc;
+        sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "", &argc);
+        for (int j = 0; addrs && j < argc; j++) s = sdscatprintf(s, ",bind=%s", addrs[j]);
+        if (addrs) sdsfreesplitres(addrs, argc);
+        s = sdscatprintf(s, ",port=%d\r\n", server.cfg.tls_port);
+    }
     return s;
 }
 

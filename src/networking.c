@@ -9,6 +9,7 @@
 #include "server.h"
 #include "broker.h"
 #include "commit.h"
+#include "connection.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +31,7 @@
 
 static void readQueryFromClient(int fd, short what, void *arg);
 static void sendReplyToClient(int fd, short what, void *arg);
+static int writeToClient(client *c);
 
 /* ========================================================================
  * Client creation and destruction
@@ -81,9 +83,11 @@ static void clientSetAddresses(client *c, int is_unix) {
     if (getsockname(c->fd, (struct sockaddr *)&sa, &salen) == 0) formatSockaddr(&sa, c->laddr, sizeof(c->laddr));
 }
 
-client *createClient(int fd, int is_unix) {
+/* A client on `conn` (NULL with fd -1: a fake client). */
+static client *createClientOnConn(connection *conn, int fd, int is_unix) {
     client *c = zcalloc(sizeof(*c));
     c->fd = fd;
+    c->conn = conn;
     c->id = server.next_client_id++;
     c->resp = 2;
     c->authenticated = server.cfg.requirepass == NULL;
@@ -106,6 +110,10 @@ client *createClient(int fd, int is_unix) {
     event_add(c->read_ev, NULL);
     c->client_list_node = listAddNodeTail(server.clients, c);
     return c;
+}
+
+client *createClient(int fd, int is_unix) {
+    return createClientOnConn(fd == -1 ? NULL : connCreateSocket(fd, is_unix), fd, is_unix);
 }
 
 client *createFakeClient(void) { return createClient(-1, 0); }
@@ -142,7 +150,8 @@ void freeClient(client *c) {
     freeClientMultiState(c);
     if (c->read_ev) event_free(c->read_ev);
     if (c->write_ev) event_free(c->write_ev);
-    if (c->fd != -1) close(c->fd);
+    if (c->conn) connClose(c->conn); /* closes fd */
+    else if (c->fd != -1) close(c->fd);
     if (c->client_list_node) listDelNode(server.clients, c->client_list_node);
     if (c->pending_write_node) listDelNode(server.clients_pending_write, c->pending_write_node);
     if (c->held_node) listDelNode(server.clients_waiting_commit, c->held_node);
@@ -213,30 +222,124 @@ static void rejectConnection(int cfd, const char *err) {
     close(cfd);
 }
 
+/* Redis's reply to a client protected mode refuses. */
+static const char *protectedModeDeniedReply =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
+    "set for the default user. In this mode connections are only accepted from the loopback interface. "
+    "If you want to connect from external computers to Redis you may adopt one of the following "
+    "solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from "
+    "the loopback interface by connecting to Redis from the same host the server is running, however "
+    "MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make "
+    "this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
+    "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
+    "server. 3) If you started the server manually just for testing, restart it with the "
+    "'--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: "
+    "You only need to do one of the above things in order for the server to start accepting "
+    "connections from the outside.\r\n";
+
+static int peerDeniedByProtectedMode(int cfd, int is_unix) {
+    if (!server.cfg.protected_mode || server.cfg.requirepass || is_unix) return 0;
+    char ip[INET6_ADDRSTRLEN];
+    peerIpString(cfd, ip, sizeof(ip));
+    return protectedModeDenies(ip, is_unix);
+}
+
+/* A failed TLS handshake is logged, at most once per interval with how
+ * many failures went unlogged: a scanner or a plain-text client hammering
+ * the TLS port must not flood the log. */
+#define TLS_ERROR_LOG_INTERVAL_MS 1000
+
+static void logTLSAcceptError(client *c) {
+    static long long last_log_ms, unlogged;
+    long long now = mstime();
+    if (now - last_log_ms < TLS_ERROR_LOG_INTERVAL_MS) {
+        unlogged++;
+        return;
+    }
+    if (unlogged)
+        serverLog(LL_WARNING, "Error accepting a client connection: %s (addr=%s laddr=%s) (%lld more since the last message)",
+                  connLastError(c->conn), c->addr, c->laddr, unlogged);
+    else
+        serverLog(LL_WARNING, "Error accepting a client connection: %s (addr=%s laddr=%s)", connLastError(c->conn),
+                  c->addr, c->laddr);
+    last_log_ms = now;
+    unlogged = 0;
+}
+
+/* Bytes TLS already decrypted raise no socket event: read them now, unless
+ * reading is paused (broker forwarding deletes the read event). */
+static void clientReadPendingData(client *c) {
+    if (c->conn && connHasPendingData(c->conn) && event_pending(c->read_ev, EV_READ, NULL))
+        event_active(c->read_ev, EV_READ, 1);
+}
+
+/* Reading resumes after a pause (broker forwarding). */
+void clientResumeReading(client *c) {
+    event_add(c->read_ev, NULL);
+    clientReadPendingData(c);
+}
+
+#define HANDSHAKE_READY 0   /* the client may send commands */
+#define HANDSHAKE_WAITING 1 /* the socket must become ready first */
+#define HANDSHAKE_FREED 2   /* failed or refused: the client is gone */
+
+/* Drives a TLS client's handshake from its events: while OpenSSL waits to
+ * write, only the write event is armed (a peer that keeps sending would
+ * otherwise wake us for nothing); while it waits to read, only the read
+ * event. Once done, protected mode applies exactly as for plain clients. */
+static int clientTLSHandshake(client *c) {
+    int r = connHandshake(c->conn);
+    if (r == CONN_HANDSHAKE_AGAIN) {
+        if (c->conn->flags & CONN_FLAG_HANDSHAKE_WANTS_WRITE) {
+            event_del(c->read_ev);
+            event_add(c->write_ev, NULL);
+        } else {
+            event_add(c->read_ev, NULL);
+        }
+        return HANDSHAKE_WAITING;
+    }
+    if (r == CONN_HANDSHAKE_FAILED) {
+        logTLSAcceptError(c);
+        freeClient(c);
+        return HANDSHAKE_FREED;
+    }
+    event_add(c->read_ev, NULL);
+    if (peerDeniedByProtectedMode(c->fd, 0)) {
+        struct iovec iov = {(void *)protectedModeDeniedReply, strlen(protectedModeDeniedReply)};
+        ssize_t w = connWritev(c->conn, &iov, 1); /* best effort, as for plain clients */
+        (void)w;
+        server.stat_rejected_conn++;
+        freeClient(c);
+        return HANDSHAKE_FREED;
+    }
+    server.stat_numconnections++;
+    clientReadPendingData(c);
+    return HANDSHAKE_READY;
+}
+
+/* A TLS client: the handshake runs first (clientTLSHandshake); protected
+ * mode is checked once it is done, so that the refusal can be read. Over
+ * maxclients nothing readable can be sent before a handshake: the
+ * connection is just closed (as Redis does). */
+static void acceptTLSConnection(int cfd) {
+    if (listLength(server.clients) >= (unsigned long)server.cfg.maxclients) {
+        server.stat_rejected_conn++;
+        close(cfd);
+        return;
+    }
+    connection *conn = connCreateAcceptedTLS(cfd, server.cfg.tls_auth_clients);
+    client *c = createClientOnConn(conn, cfd, 0);
+    clientTLSHandshake(c);
+}
+
 static void acceptCommonHandler(int cfd, int is_unix) {
     if (listLength(server.clients) >= (unsigned long)server.cfg.maxclients) {
         rejectConnection(cfd, "-ERR max number of clients reached\r\n");
         return;
     }
-    if (server.cfg.protected_mode && !server.cfg.requirepass && !is_unix) {
-        char ip[INET6_ADDRSTRLEN];
-        peerIpString(cfd, ip, sizeof(ip));
-        if (protectedModeDenies(ip, is_unix)) {
-            rejectConnection(cfd,
-                "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
-                "set for the default user. In this mode connections are only accepted from the loopback interface. "
-                "If you want to connect from external computers to Redis you may adopt one of the following "
-                "solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from "
-                "the loopback interface by connecting to Redis from the same host the server is running, however "
-                "MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make "
-                "this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
-                "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
-                "server. 3) If you started the server manually just for testing, restart it with the "
-                "'--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: "
-                "You only need to do one of the above things in order for the server to start accepting "
-                "connections from the outside.\r\n");
-            return;
-        }
+    if (peerDeniedByProtectedMode(cfd, is_unix)) {
+        rejectConnection(cfd, protectedModeDeniedReply);
+        return;
     }
     createClient(cfd, is_unix);
     server.stat_numconnections++;
@@ -260,6 +363,10 @@ static void setListenersEnabled(int on) {
     for (int i = 0; i < server.ipfd_count; i++) {
         if (on) event_add(server.ip_ev[i], NULL);
         else event_del(server.ip_ev[i]);
+    }
+    for (int i = 0; i < server.tlsfd_count; i++) {
+        if (on) event_add(server.tls_ev[i], NULL);
+        else event_del(server.tls_ev[i]);
     }
     if (server.sofd != -1 && server.so_ev) {
         if (on) event_add(server.so_ev, NULL);
@@ -313,6 +420,19 @@ void acceptTcpHandler(int fd, short what, void *arg) {
             return;
         }
         acceptCommonHandler(cfd, 0);
+    }
+}
+
+void acceptTLSHandler(int fd, short what, void *arg) {
+    (void)what;
+    (void)arg;
+    for (int max = 1000; max > 0; max--) {
+        int cfd = accept(fd, NULL, NULL);
+        if (cfd == -1) {
+            acceptFailed(errno);
+            return;
+        }
+        acceptTLSConnection(cfd);
     }
 }
 
@@ -752,6 +872,7 @@ void failHeldReplies(const char *err) { failHeldRepliesUpTo(UINT64_MAX, err); }
 
 /* Writes what may be sent. Returns C_ERR if the client was freed. */
 static int writeToClient(client *c) {
+    if (c->conn->state == CONN_STATE_ACCEPTING) return C_OK; /* nothing to say before the handshake */
     struct iovec iov[16];
     size_t totwritten = 0;
     for (;;) {
@@ -768,11 +889,11 @@ static int writeToClient(client *c) {
             b = b->next;
         }
         if (n == 0) break;
-        ssize_t w = writev(c->fd, iov, n);
+        ssize_t w = connWritev(c->conn, iov, n);
         if (w == -1) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             if (errno == EINTR) continue;
-            serverLog(LL_VERBOSE, "Error writing to client: %s", strerror(errno));
+            serverLog(LL_VERBOSE, "Error writing to client: %s", connLastError(c->conn));
             freeClient(c);
             return C_ERR;
         }
@@ -802,7 +923,8 @@ static int writeToClient(client *c) {
     if (c->relay) brokerRelayClientDrained(c); /* broker forwarding */
     int sendable = c->reply && c->reply->need_seq <= server.durable_seq;
     if (sendable) {
-        event_add(c->write_ev, NULL);
+        /* A TLS write waiting for a read is resumed by the read event. */
+        if (!(c->conn->flags & CONN_FLAG_WRITE_WANTS_READ)) event_add(c->write_ev, NULL);
     } else if (!c->reply && (c->flags & CLIENT_CLOSE_AFTER_REPLY)) {
         freeClient(c);
         return C_ERR;
@@ -810,10 +932,20 @@ static int writeToClient(client *c) {
     return C_OK;
 }
 
+static int readFromClient(client *c);
+
 static void sendReplyToClient(int fd, short what, void *arg) {
     (void)fd;
     (void)what;
     client *c = arg;
+    if (c->conn->state == CONN_STATE_ACCEPTING) {
+        clientTLSHandshake(c);
+        return;
+    }
+    if (c->conn->flags & CONN_FLAG_READ_WANTS_WRITE) {
+        c->conn->flags &= ~CONN_FLAG_READ_WANTS_WRITE;
+        if (readFromClient(c) == C_ERR) return;
+    }
     writeToClient(c);
 }
 
@@ -1016,8 +1148,24 @@ int processInputBuffer(client *c) {
 }
 
 static void readQueryFromClient(int fd, short what, void *arg) {
+    (void)fd;
     (void)what;
-    client *c = arg;
+    readFromClient(arg);
+}
+
+/* Reads what the connection has and runs the commands it completes.
+ * Returns C_ERR if the client was freed. */
+static int readFromClient(client *c) {
+    connection *conn = c->conn;
+    if (conn->state == CONN_STATE_ACCEPTING) {
+        int hs = clientTLSHandshake(c);
+        if (hs == HANDSHAKE_FREED) return C_ERR;
+        if (hs == HANDSHAKE_WAITING) return C_OK;
+    }
+    if (conn->flags & CONN_FLAG_WRITE_WANTS_READ) {
+        conn->flags &= ~CONN_FLAG_WRITE_WANTS_READ;
+        if (writeToClient(c) == C_ERR) return C_ERR;
+    }
     size_t readlen = PROTO_IOBUF_LEN;
     /* Reading a big bulk: read just what completes it. */
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen >= PROTO_MBULK_BIG_ARG) {
@@ -1025,16 +1173,20 @@ static void readQueryFromClient(int fd, short what, void *arg) {
         if (remaining > 0) readlen = (size_t)remaining;
     }
     c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
-    ssize_t n = read(fd, c->querybuf + sdslen(c->querybuf), readlen);
+    ssize_t n = connRead(conn, c->querybuf + sdslen(c->querybuf), readlen);
     if (n == -1) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-        serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            /* A TLS read that must first write: the write event resumes it. */
+            if (conn->flags & CONN_FLAG_READ_WANTS_WRITE) event_add(c->write_ev, NULL);
+            return C_OK;
+        }
+        serverLog(LL_VERBOSE, "Reading from client: %s", connLastError(conn));
         freeClient(c);
-        return;
+        return C_ERR;
     } else if (n == 0) {
         serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
         freeClient(c);
-        return;
+        return C_ERR;
     }
     sdsIncrLen(c->querybuf, (size_t)n);
     server.stat_net_input_bytes += n;
@@ -1048,11 +1200,13 @@ static void readQueryFromClient(int fd, short what, void *arg) {
         sdsfree(ci);
         server.stat_client_qbuf_limit_disconnections++;
         freeClientAsync(c);
-        return;
+        return C_OK;
     }
     /* A client that stops reading replies while we hold many of its replies
      * is not allowed to grow them without bound: output limits apply. */
     processInputBuffer(c);
+    if (!(c->flags & CLIENT_CLOSE_ASAP)) clientReadPendingData(c);
+    return C_OK;
 }
 
 /* Called after a command ran outside the normal read path (a blocked

@@ -4,6 +4,7 @@
 #include "server.h"
 #include "broker.h"
 #include "commit.h"
+#include "connection.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -653,7 +654,16 @@ void beforeSleep(void) {
  * Listening sockets
  * ===================================================================== */
 
-static int listenToAddress(const char *addr, int port, int optional) {
+/* Where listenToAddress puts a listening socket: the plain TCP listeners
+ * or the TLS ones. */
+typedef struct listenerSet {
+    int *fds;
+    struct event **evs;
+    int *count;
+    event_callback_fn accept_handler;
+} listenerSet;
+
+static int listenToAddress(const char *addr, int port, int optional, const listenerSet *ls) {
     char portstr[16];
     snprintf(portstr, sizeof(portstr), "%d", port);
     struct addrinfo hints, *res, *p;
@@ -692,14 +702,14 @@ static int listenToAddress(const char *addr, int port, int optional) {
                       strerror(saved));
             continue;
         }
-        if (server.ipfd_count >= 16) {
+        if (*ls->count >= 16) {
             close(fd);
             break;
         }
-        server.ipfd[server.ipfd_count] = fd;
-        server.ip_ev[server.ipfd_count] = event_new(server.el, fd, EV_READ | EV_PERSIST, acceptTcpHandler, NULL);
-        event_add(server.ip_ev[server.ipfd_count], NULL);
-        server.ipfd_count++;
+        ls->fds[*ls->count] = fd;
+        ls->evs[*ls->count] = event_new(server.el, fd, EV_READ | EV_PERSIST, ls->accept_handler, NULL);
+        event_add(ls->evs[*ls->count], NULL);
+        (*ls->count)++;
         ok = C_OK;
         break;
     }
@@ -709,21 +719,32 @@ static int listenToAddress(const char *addr, int port, int optional) {
 
 /* `bind` is a list of addresses; a leading '-' marks one as optional (it may
  * be unavailable, e.g. IPv6 disabled), as in Redis 7. */
-static int listenToPort(void) {
-    if (server.cfg.port == 0) return C_OK;
+static int listenToPort(int port, const listenerSet *ls) {
+    if (port == 0) return C_OK;
     int argc;
     sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "127.0.0.1", &argc);
     int ret = C_OK;
     for (int i = 0; i < argc; i++) {
         int optional = addrs[i][0] == '-';
-        if (listenToAddress(addrs[i] + optional, server.cfg.port, optional) != C_OK) {
+        if (listenToAddress(addrs[i] + optional, port, optional, ls) != C_OK) {
             ret = C_ERR;
             break;
         }
     }
     sdsfreesplitres(addrs, argc);
-    if (ret == C_OK && server.ipfd_count == 0) ret = C_ERR;
+    if (ret == C_OK && *ls->count == 0) ret = C_ERR;
     return ret;
+}
+
+static int listenToTcpPort(void) {
+    listenerSet ls = {server.ipfd, server.ip_ev, &server.ipfd_count, acceptTcpHandler};
+    return listenToPort(server.cfg.port, &ls);
+}
+
+/* tls-port: the same addresses (bind), TLS connections. */
+static int listenToTLSPort(void) {
+    listenerSet ls = {server.tlsfd, server.tls_ev, &server.tlsfd_count, acceptTLSHandler};
+    return listenToPort(server.cfg.tls_port, &ls);
 }
 
 static int listenToUnixSocket(void) {
@@ -758,6 +779,11 @@ static void closeListeningSockets(void) {
         close(server.ipfd[i]);
     }
     server.ipfd_count = 0;
+    for (int i = 0; i < server.tlsfd_count; i++) {
+        event_free(server.tls_ev[i]);
+        close(server.tlsfd[i]);
+    }
+    server.tlsfd_count = 0;
     if (server.sofd != -1) {
         event_free(server.so_ev);
         close(server.sofd);
@@ -921,6 +947,7 @@ static void freeServerOnExit(void) {
     freeDbs();
     if (server.cron_ev) event_free(server.cron_ev);
     freeAcceptBackoff();
+    tlsCleanup(); /* tls.c */
     listRelease(server.clients);
     listRelease(server.clients_pending_write);
     listRelease(server.clients_to_close);
@@ -1059,8 +1086,23 @@ int main(int argc, char **argv) {
         freeServerOnExit();
         return rc;
     }
-    if (listenToPort() != C_OK || listenToUnixSocket() != C_OK) {
+    if (!server.cfg.port && !server.cfg.tls_port && !server.cfg.unixsocket) {
+        serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        freeServerOnExit();
+        return 1;
+    }
+    /* TLS is configured before anything listens, as Redis does. */
+    if (server.cfg.tls_port && tlsConfigure() != C_OK) {
+        serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
+        freeServerOnExit();
+        return 1;
+    }
+    if (listenToTcpPort() != C_OK || listenToUnixSocket() != C_OK) {
         serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", server.cfg.port);
+        return 1;
+    }
+    if (listenToTLSPort() != C_OK) {
+        serverLog(LL_WARNING, "Failed listening on port %d (tls), aborting.", server.cfg.tls_port);
         return 1;
     }
     serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.cfg.port);
@@ -1088,6 +1130,7 @@ int main(int argc, char **argv) {
 
     if (server.cfg.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");
     if (server.cfg.unixsocket) serverLog(LL_NOTICE, "Ready to accept connections unix");
+    if (server.cfg.tls_port) serverLog(LL_NOTICE, "Ready to accept connections tls");
 
     while (!server.shutdown_asap) {
         beforeSleep();

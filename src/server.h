@@ -21,6 +21,7 @@
 
 struct event_base;
 struct event;
+struct connection;
 
 #define CASQ_VERSION "0.1.0"
 /* What INFO's redis_version and HELLO's "version" report: clients gate
@@ -228,6 +229,7 @@ typedef struct blockingState {
 typedef struct client {
     uint64_t id;               /* CLIENT ID */
     int fd;                    /* socket, -1 for fake clients */
+    struct connection *conn;   /* reads/writes fd (connection.h), NULL for fake clients */
     struct event *read_ev;     /* readable event (persistent) */
     struct event *write_ev;    /* writable event, armed when a write is short */
     int resp;                  /* 2 or 3 (HELLO) */
@@ -352,6 +354,18 @@ typedef struct serverConfig {
     int tcp_keepalive;         /* seconds, 0 = off */
     char *unixsocket;          /* path, NULL = none */
     unsigned int unixsocketperm; /* octal permissions */
+    /* TLS (tls.c): a second listener on tls_port, 0 = none */
+    int tls_port;
+    char *tls_cert_file;       /* PEM certificate (chain), NULL = none */
+    char *tls_key_file;        /* its PEM private key */
+    char *tls_key_file_pass;   /* the key's passphrase, NULL = none */
+    char *tls_ca_cert_file;    /* CAs that sign client certificates */
+    char *tls_ca_cert_dir;     /* the same, as an OpenSSL hashed directory */
+    int tls_auth_clients;      /* TLS_CLIENT_AUTH_* (connection.h) */
+    char *tls_protocols;       /* "TLSv1.2 TLSv1.3", NULL = that default */
+    char *tls_ciphers;         /* TLSv1.2 and older, NULL = OpenSSL's */
+    char *tls_ciphersuites;    /* TLSv1.3, NULL = OpenSSL's */
+    int tls_prefer_server_ciphers;
     long long maxclients;      /* connection limit (1..UINT_MAX, as Redis) */
     long long maxmemory;       /* bytes; over it, commands that may grow
                                 * memory are refused (0 = no limit) */
@@ -445,6 +459,9 @@ typedef struct redisServer {
     struct event *ip_ev[16];     /* accept events */
     int sofd;                    /* unix socket listener, -1 none */
     struct event *so_ev;         /* its accept event */
+    int tlsfd[16];               /* listening TLS sockets (tls-port) */
+    int tlsfd_count;             /* how many */
+    struct event *tls_ev[16];    /* their accept events */
     redisDb *db;                 /* cfg.databases databases */
     dict *commands;              /* name -> struct redisCommand* (top level) */
     struct redisCommand *command_table; /* the static table, for COMMAND LIST */
@@ -549,6 +566,7 @@ void freeClientAsync(client *c);
 void resetClient(client *c);
 void acceptTcpHandler(int fd, short what, void *arg);
 void acceptUnixHandler(int fd, short what, void *arg);
+void acceptTLSHandler(int fd, short what, void *arg);
 void freeAcceptBackoff(void);
 int protectedModeDenies(const char *peer_ip, int is_unix);
 int authPasswordMatches(const char *given, size_t len);
@@ -647,6 +665,7 @@ struct redisCommand *lookupCommandOrOriginal(sds *argv, int argc);
 int processCommand(client *c);
 void call(client *c);
 void afterCommand(client *c);
+void clientResumeReading(client *c); /* after a pause of its read event (broker.c) */
 int commandCheckArity(struct redisCommand *cmd, int argc, sds *err);
 void beforeSleep(void);
 

@@ -17,6 +17,8 @@
 #   clang, libclang-rt-14-dev  the libFuzzer target (make fuzz)
 #   valgrind                   make valgrind-test
 #   procps                     kill and ps (a minimal Debian lacks them)
+#   openssl                    the openssl command: the TLS test makes its
+#                              throw-away CA and certificates with it
 # The S3 suite (tests/s3/rgw.sh) installs the Ceph packages it needs itself.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +35,7 @@ need_cmd npm npm
 need_cmd valgrind valgrind
 need_cmd clang clang
 need_cmd ps procps
+need_cmd openssl openssl
 # The kill *program* (the harnesses exec it; the shell builtin is not enough).
 [ -x /usr/bin/kill ] || [ -x /bin/kill ] || missing="$missing procps"
 [ -x /usr/bin/python3 ] || missing="$missing python3"

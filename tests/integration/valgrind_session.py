@@ -14,6 +14,7 @@ deleted. Ends with `N passed, N failed`.
 """
 import os
 import re
+import shutil
 import socket
 import sys
 
@@ -21,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import casqtest  # noqa: E402
 import bad_input  # noqa: E402
 import python_client  # noqa: E402
+import tls  # noqa: E402
 
 import redis  # noqa: E402
 
@@ -149,10 +151,16 @@ def segments(port, t):
 
 def main():
     t = casqtest.Results("valgrind")
-    srv = casqtest.Server(wrapper=VALGRIND).start()
+    # TLS too: handshakes, refusals, reloading the certificates.
+    certs = tls.Certs()
+    tport = tls.free_port(int(os.environ.get("CASQ_PORT_BASE", "28000")))
+    srv = casqtest.Server(wrapper=VALGRIND, args=["--tls-port", str(tport),
+                                                  "--tls-cert-file", certs.path("server.crt"),
+                                                  "--tls-key-file", certs.path("server.key"),
+                                                  "--tls-ca-cert-file", certs.path("ca.crt")]).start()
     try:
         port = srv.port
-        print("# casq under valgrind on port %d" % port)
+        print("# casq under valgrind on port %d (TLS %d)" % (port, tport))
         pool = redis.ConnectionPool(host="127.0.0.1", port=port, socket_timeout=300)
         r = redis.Redis(connection_pool=pool)
         steps = [("basics", python_client.session_basics, (r, t)),
@@ -165,6 +173,11 @@ def main():
                  ("vanishing clients", vanishing_clients, (port, t)),
                  ("expire and config", expire_and_config, (port, t)),
                  ("acl users", acl_users, (port, t)),
+                 ("tls redis-cli", tls.session_redis_cli, (certs, srv, tport, t)),
+                 ("tls redis-py", tls.session_redis_py, (certs, srv, tport, t)),
+                 ("tls slow reader", tls.session_slow_reader, (certs, srv, tport, t)),
+                 ("tls refusals", tls.session_refusals, (certs, srv, tport, t)),
+                 ("tls config", tls.session_config, (certs, srv, tport, t)),
                  ("segments", segments, (port, t))]
         for name, fn, args in steps:
             t.run(name, fn, *args)
@@ -174,6 +187,7 @@ def main():
         ok = srv.stop(t, how="shutdown")
     summary = [line for line in srv.last_log.splitlines()
                if re.search(r"ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|in use at exit", line)]
+    shutil.rmtree(certs.dir, ignore_errors=True)
     print("\n".join(summary) if summary else "(no valgrind summary in the log)")
     t.check("valgrind printed its summary", bool(summary))
     if not ok:
