@@ -408,45 +408,40 @@ void freeAcceptBackoff(void) {
     accept_resume_ev = NULL;
 }
 
-void acceptTcpHandler(int fd, short what, void *arg) {
-    (void)what;
-    (void)arg;
+/* Accepts up to 1000 connections on a listener (as Redis's
+ * MAX_ACCEPTS_PER_CALL) and hands each to `accepted`. */
+static void acceptLoop(int fd, void (*accepted)(int cfd, int is_unix), int is_unix) {
     for (int max = 1000; max > 0; max--) {
-        struct sockaddr_storage sa;
-        socklen_t salen = sizeof(sa);
-        int cfd = accept(fd, (struct sockaddr *)&sa, &salen);
+        int cfd = accept(fd, NULL, NULL);
         if (cfd == -1) {
             acceptFailed(errno);
             return;
         }
-        acceptCommonHandler(cfd, 0);
+        accepted(cfd, is_unix);
     }
+}
+
+static void acceptTLS(int cfd, int is_unix) {
+    (void)is_unix;
+    acceptTLSConnection(cfd);
+}
+
+void acceptTcpHandler(int fd, short what, void *arg) {
+    (void)what;
+    (void)arg;
+    acceptLoop(fd, acceptCommonHandler, 0);
 }
 
 void acceptTLSHandler(int fd, short what, void *arg) {
     (void)what;
     (void)arg;
-    for (int max = 1000; max > 0; max--) {
-        int cfd = accept(fd, NULL, NULL);
-        if (cfd == -1) {
-            acceptFailed(errno);
-            return;
-        }
-        acceptTLSConnection(cfd);
-    }
+    acceptLoop(fd, acceptTLS, 0);
 }
 
 void acceptUnixHandler(int fd, short what, void *arg) {
     (void)what;
     (void)arg;
-    for (int max = 1000; max > 0; max--) {
-        int cfd = accept(fd, NULL, NULL);
-        if (cfd == -1) {
-            acceptFailed(errno);
-            return;
-        }
-        acceptCommonHandler(cfd, 1);
-    }
+    acceptLoop(fd, acceptCommonHandler, 1);
 }
 
 /* ========================================================================
