@@ -3,9 +3,11 @@
  * Sealing (broker only, one key segment at a time, off the reply path):
  *
  *   cron / a landed commit ──> keysegPlan picks, in one db, the segments
- *            worth rewriting (their live keys) and the quiet inline keys,
- *            encodes them from memory into the segment's text; the store
- *            writes it (create only, durable)
+ *            worth rewriting and notes the quiet inline keys
+ *   slices ──> keysegBuildSlice encodes their values from memory into the
+ *            segment's text, about a millisecond at a time between
+ *            clients' commands (a key that changed since the plan is
+ *            skipped); the store then writes it (create only, durable)
  *   put OK ──> keysegAttach: every planned key that did not change
  *            meanwhile (same object, same mod_seq, same source) now comes
  *            from the new segment; a key that did change is "gone" from it
@@ -24,6 +26,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include <event2/event.h>
 
 #include "adlist.h"
 #include "commit.h"
@@ -57,12 +61,20 @@ typedef struct keySealJob {
     size_t n, alloc;     /* how many, room */
     uint32_t *from;      /* segments rewritten */
     size_t nfrom;        /* how many */
+    /* --- building the text, a slice at a time (keysegBuildSlice) --- */
+    sds text;            /* the segment so far; NULL once handed to the store */
+    size_t from_i;       /* the rewritten segment being copied */
+    size_t from_pos;     /* ... offset in its names */
+    keySealKey *cand;    /* quiet inline keys when planned */
+    size_t ncand;        /* how many */
+    size_t cand_i;       /* the next one */
 } keySealJob;
 
 typedef struct keysegState {
     dict *byid;                    /* id -> keySegment* */
     uint32_t next_id;              /* ids given so far (0 is "inline") */
-    keySealJob *job;               /* the seal in flight, or NULL */
+    keySealJob *job;               /* the seal being built or written, or NULL */
+    struct event *build_ev;        /* runs the next slice of a build */
     uint64_t epoch;                /* moves when a db is emptied or swapped:
                                     * a seal planned before is not attached */
     long long sample_ms[KEYSEG_RING]; /* when change_seq was sampled */
@@ -103,9 +115,12 @@ void keysegInit(void) {
 
 static void sealJobFree(keySealJob *j) {
     for (size_t i = 0; i < j->n; i++) sdsfree(j->keys[i].key);
+    for (size_t i = 0; i < j->ncand; i++) sdsfree(j->cand[i].key);
     zfree(j->keys);
+    zfree(j->cand);
     zfree(j->from);
     sdsfree(j->name);
+    sdsfree(j->text);
     zfree(j);
 }
 
@@ -113,7 +128,8 @@ static void sealJobFree(keySealJob *j) {
 void keysegFree(void) {
     keysegState *ks = K();
     if (!ks) return;
-    if (ks->job) sealJobFree(ks->job);
+    if (ks->job) sealJobFree(ks->job); /* the store is closed: no callback will come */
+    if (ks->build_ev) event_free(ks->build_ev);
     dictRelease(ks->byid);
     zfree(ks);
     server.keyseg = NULL;
@@ -422,75 +438,189 @@ static size_t pickRewrites(redisDb *db, keySegment **from) {
     return 0;
 }
 
-/* Adds the live keys of g to the job and its text. */
-static sds planSegmentKeys(keySealJob *j, redisDb *db, keySegment *g, sds text) {
-    const char *p = g->names, *end = g->names + sdslen(g->names);
-    sds key = sdsempty();
-    while (p + sizeof(uint32_t) <= end) {
-        uint32_t len;
-        memcpy(&len, p, sizeof(len));
-        p += sizeof(len);
-        key = sdscpylen(key, p, len);
-        p += len;
-        dictEntry *de = dictFind(db->keys, key);
-        if (!de || ((robj *)de->val)->seg != g->id) continue;
-        text = sdscatlen(text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
-        text = persistCatKey(text, db, de->key, de->val);
-        jobAdd(j, de->key, de->val, g->id);
+/* ------------------------------------------------------------------------
+ * Planning and building
+ *
+ * A plan is cheap: it picks the segments to rewrite and takes note of the
+ * quiet inline keys (names, objects, mod_seqs). Encoding their values --
+ * megabytes for a big segment -- runs in slices of KEYSEG_SLICE_US between
+ * clients' commands; a key that changed since the plan is skipped.
+ * --------------------------------------------------------------------- */
+
+#define KEYSEG_SLICE_US 1000 /* encoding per slice */
+
+static void jobAddCandidate(keySealJob *j, sds key, robj *o, size_t *alloc) {
+    if (j->ncand == *alloc) {
+        *alloc = *alloc ? *alloc * 2 : 64;
+        j->cand = zrealloc(j->cand, sizeof(*j->cand) * *alloc);
     }
-    sdsfree(key);
-    return text;
+    keySealKey *k = &j->cand[j->ncand++];
+    k->key = sdsdup(key);
+    k->o = o;
+    k->mod_seq = o->mod_seq;
+    k->from = 0;
 }
 
 /* Plans a seal of db; NULL if there is nothing worth writing. */
-static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet, sds *textp) {
+static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
     keySegment *from[KEYSEG_MERGE_FANOUT];
     size_t nfrom = pickRewrites(db, from);
-    size_t max = (size_t)server.cfg.segment_max_bytes, quiet_bytes = 0;
-    if (!nfrom) {
-        /* Worth a segment only with segment-seal-bytes of quiet values. */
-        dictIterator it;
-        dictEntry *de;
-        dictInitIterator(&it, db->inline_keys);
-        while ((de = dictNext(&it)) && quiet_bytes < (size_t)server.cfg.segment_seal_bytes)
-            if (sealable(de->val, quiet)) quiet_bytes += objectTypeGet(((robj *)de->val)->type)->jsonBytes(de->val);
-        if (quiet_bytes < (size_t)server.cfg.segment_seal_bytes) return NULL;
+    size_t max = (size_t)server.cfg.segment_max_bytes, room = max, quiet_bytes = 0;
+    for (size_t i = 0; i < nfrom; i++) {
+        size_t live = (size_t)(from[i]->bytes * from[i]->live / from[i]->count);
+        room = live < room ? room - live : 0;
     }
     keySealJob *j = zcalloc(sizeof(*j));
+    size_t alloc = 0;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, db->inline_keys);
+    while ((de = dictNext(&it)) && quiet_bytes < room) {
+        if (!sealable(de->val, quiet)) continue;
+        quiet_bytes += objectTypeGet(((robj *)de->val)->type)->jsonBytes(de->val);
+        jobAddCandidate(j, de->key, de->val, &alloc);
+    }
+    /* Worth a segment only with segment-seal-bytes of quiet values. */
+    if (!nfrom && quiet_bytes < (size_t)server.cfg.segment_seal_bytes) {
+        sealJobFree(j);
+        return NULL;
+    }
     j->dbid = db->id;
     j->epoch = ks->epoch;
     j->name = segmentNewName();
-    sds text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
-    text = jsonCatString(text, j->name, sdslen(j->name));
-    text = sdscatlen(text, ",\"keys\":[", 9);
     if (nfrom) {
         j->from = zmalloc(sizeof(uint32_t) * nfrom);
         for (size_t i = 0; i < nfrom; i++) {
             from[i]->rewriting = 1;
             j->from[j->nfrom++] = from[i]->id;
-            text = planSegmentKeys(j, db, from[i], text);
         }
     }
-    /* Then quiet inline keys, up to the largest segment. */
-    dictIterator it;
-    dictEntry *de;
-    dictInitIterator(&it, db->inline_keys);
-    while ((de = dictNext(&it)) && sdslen(text) < max) {
-        if (!sealable(de->val, quiet)) continue;
-        text = sdscatlen(text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
-        text = persistCatKey(text, db, de->key, de->val);
-        jobAdd(j, de->key, de->val, 0);
-    }
-    text = sdscatlen(text, "\n],\"count\":", 11);
-    text = jsonCatU64(text, j->n);
-    text = sdscatlen(text, "}\n", 2);
-    *textp = text;
+    j->text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
+    j->text = jsonCatString(j->text, j->name, sdslen(j->name));
+    j->text = sdscatlen(j->text, ",\"keys\":[", 9);
     return j;
 }
 
-static void sealDone(void *priv, storeStatus status, const char *err);
+/* Encodes key (o from segment `from`, 0 inline) into the job. */
+static void buildKey(keySealJob *j, redisDb *db, dictEntry *de, uint32_t from) {
+    j->text = sdscatlen(j->text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
+    j->text = persistCatKey(j->text, db, de->key, de->val);
+    jobAdd(j, de->key, de->val, from);
+}
 
-/* Plans and starts the next seal; 1 if one started. */
+/* The next live key of the rewritten segments into the job; 0 when done. */
+static int buildNextRewritten(keySealJob *j, redisDb *db, sds *scratch) {
+    while (j->from_i < j->nfrom) {
+        keySegment *g = segById(j->from[j->from_i]);
+        if (!g || j->from_pos + sizeof(uint32_t) > sdslen(g->names)) {
+            j->from_i++;
+            j->from_pos = 0;
+            continue;
+        }
+        uint32_t len;
+        memcpy(&len, g->names + j->from_pos, sizeof(len));
+        *scratch = sdscpylen(*scratch, g->names + j->from_pos + sizeof(len), len);
+        j->from_pos += sizeof(len) + len;
+        dictEntry *de = dictFind(db->keys, *scratch);
+        if (!de || ((robj *)de->val)->seg != g->id) continue; /* gone from it */
+        buildKey(j, db, de, g->id);
+        return 1;
+    }
+    return 0;
+}
+
+/* The next quiet inline key noted by the plan; 0 when done. */
+static int buildNextQuiet(keySealJob *j, redisDb *db) {
+    while (j->cand_i < j->ncand && sdslen(j->text) < (size_t)server.cfg.segment_max_bytes) {
+        keySealKey *k = &j->cand[j->cand_i++];
+        dictEntry *de = dictFind(db->keys, k->key);
+        robj *o = de ? de->val : NULL;
+        if (!o || o != k->o || o->mod_seq != k->mod_seq || o->seg) continue; /* changed since */
+        buildKey(j, db, de, 0);
+        return 1;
+    }
+    return 0;
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err);
+static void buildSchedule(keysegState *ks);
+
+/* The db whose list holds g (SWAPDB may have moved it since the plan). */
+static redisDb *segDb(keySegment *g) {
+    for (int j = 0; j < server.cfg.databases; j++)
+        if (listSearchKey(server.db[j].keysegs, g)) return &server.db[j];
+    return NULL;
+}
+
+/* The segments a job was rewriting are free again; those left with no
+ * live key are dropped. */
+static void releaseRewrites(keySealJob *j) {
+    for (size_t i = 0; i < j->nfrom; i++) {
+        keySegment *g = segById(j->from[i]);
+        if (!g) continue;
+        g->rewriting = 0;
+        redisDb *db = g->live ? NULL : segDb(g);
+        if (db) segDrop(db, g);
+    }
+}
+
+/* Gives up the job (the state changed under it). */
+static void buildAbort(keysegState *ks, keySealJob *j) {
+    ks->job = NULL;
+    releaseRewrites(j);
+    sealJobFree(j);
+}
+
+/* One slice of the build; the segment goes to the store once complete. */
+static void keysegBuildSlice(keysegState *ks) {
+    keySealJob *j = ks->job;
+    if (!j || !j->text) return;
+    if (j->epoch != ks->epoch || server.loading || commitGetRole() != COMMIT_ROLE_BROKER) {
+        buildAbort(ks, j);
+        return;
+    }
+    redisDb *db = &server.db[j->dbid];
+    long long start = ustime();
+    sds scratch = sdsempty();
+    int more = 1;
+    while (more && ustime() - start < KEYSEG_SLICE_US) {
+        for (int i = 0; i < 16 && more; i++) more = buildNextRewritten(j, db, &scratch) || buildNextQuiet(j, db);
+    }
+    sdsfree(scratch);
+    if (more) {
+        buildSchedule(ks);
+        return;
+    }
+    if (!j->n) { /* everything changed meanwhile, or rewrites of nothing */
+        buildAbort(ks, j);
+        return;
+    }
+    j->text = sdscatlen(j->text, "\n],\"count\":", 11);
+    j->text = jsonCatU64(j->text, j->n);
+    j->text = sdscatlen(j->text, "}\n", 2);
+    j->bytes = sdslen(j->text);
+    j->crc = streamSegmentCRC(j->text, sdslen(j->text));
+    sds text = j->text;
+    j->text = NULL;
+    segmentWriting(j->name, 1);
+    server.store->type->seg_put(server.store, j->name, text, sealDone, j);
+}
+
+static void buildTimer(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    (void)arg;
+    if (K()) keysegBuildSlice(K());
+}
+
+/* The next slice as soon as the loop has served what is waiting. */
+static void buildSchedule(keysegState *ks) {
+    if (!ks->build_ev) ks->build_ev = evtimer_new(server.el, buildTimer, NULL);
+    struct timeval now = {0, 0};
+    evtimer_add(ks->build_ev, &now);
+}
+
+/* Plans the next seal and starts building it; 1 if one started. */
 static int sealNext(keysegState *ks, long long now) {
     if (ks->job || now < ks->next_plan_ms || !server.store || !server.store->type->seg_put) return 0;
     ks->next_plan_ms = now + KEYSEG_PLAN_EVERY_MS;
@@ -499,24 +629,10 @@ static int sealNext(keysegState *ks, long long now) {
         redisDb *db = &server.db[ks->next_db];
         ks->next_db = (ks->next_db + 1) % server.cfg.databases;
         if (!dictSize(db->keys)) continue;
-        sds text = NULL;
-        keySealJob *j = keysegPlan(ks, db, quiet, &text);
+        keySealJob *j = keysegPlan(ks, db, quiet);
         if (!j) continue;
-        if (!j->n) { /* rewrites of segments with no live key left */
-            for (size_t i = 0; i < j->nfrom; i++) {
-                keySegment *g = segById(j->from[i]);
-                if (g) g->rewriting = 0;
-                if (g && !g->live) segDrop(db, g);
-            }
-            sdsfree(text);
-            sealJobFree(j);
-            continue;
-        }
-        j->bytes = sdslen(text);
-        j->crc = streamSegmentCRC(text, sdslen(text));
         ks->job = j;
-        segmentWriting(j->name, 1);
-        server.store->type->seg_put(server.store, j->name, text, sealDone, j);
+        keysegBuildSlice(ks);
         return 1;
     }
     return 0;
@@ -590,14 +706,7 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     } else {
         keysegAttach(ks, j);
     }
-    if (!current || status != STORE_OK) {
-        for (size_t i = 0; i < j->nfrom; i++) {
-            keySegment *g = segById(j->from[i]);
-            if (!g) continue;
-            g->rewriting = 0;
-            if (!g->live) segDrop(&server.db[j->dbid], g);
-        }
-    }
+    if (!current || status != STORE_OK) releaseRewrites(j);
     sealJobFree(j);
 }
 
