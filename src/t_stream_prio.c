@@ -370,7 +370,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
                 /* Delivered before, then SETID moved the group back. */
                 streamFreeNACK(nack);
                 nack = existing;
-                idtreeRemove(&nack->consumer->pel, &id, NULL);
+                streamNACKDetach(cg, nack, &id);
                 nack->consumer = consumer;
                 nack->delivery_time = commandTimeSnapshot();
                 nack->delivery_count = 1;
