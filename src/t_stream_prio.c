@@ -186,8 +186,9 @@ static int prioClassOf(const streamPrio *p, long long value) {
     return (int)value;
 }
 
-/* The class of the entry the iterator is on (its fields not read yet). */
-static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t numfields) {
+/* The class of the entry the iterator is on (its fields not read yet),
+ * decoding every field up to the priority field: any JSON form. */
+static int prioClassOfCurrentDecoded(const streamPrio *p, streamIterator *si, int64_t numfields) {
     long long value = PRIO_DEFAULT;
     size_t fl = sdslen(p->field);
     while (numfields--) {
@@ -202,6 +203,39 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     return prioClassOf(p, value);
 }
 
+/* The text of the JSON string token at t, `"..."`, if it has no escape:
+ * its bytes are then exactly the value. Returns the end of the token
+ * (past the closing quote, *len set), or NULL for any other form (an
+ * escape, or a {"base64": ...} object). */
+static const char *prioPlainToken(const char *t, size_t *len) {
+    if (*t != '"') return NULL;
+    const char *q = strchr(t + 1, '"');
+    size_t l = (size_t)(q - t - 1);
+    if (memchr(t + 1, '\\', l)) return NULL;
+    *len = l;
+    return q + 1;
+}
+
+/* The class of the entry the iterator is on (its fields not read yet).
+ * The common case reads the entry's JSON in place: field names and the
+ * value compared and parsed without decoding, stopping at the priority
+ * field. An escaped or base64 field or value before it (rare: binary or
+ * quoted text) sends the whole entry to the decoding path. */
+static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t numfields) {
+    const char *fp = si->fp;
+    size_t fl = sdslen(p->field);
+    for (int64_t k = 0; k < numfields; k++) {
+        size_t flen, vlen;
+        const char *fend = prioPlainToken(fp, &flen);
+        const char *vend = fend ? prioPlainToken(fend + 1, &vlen) : NULL;
+        if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
+        if (flen == fl && !memcmp(fp + 1, p->field, fl))
+            return prioClassOf(p, prioValue((const unsigned char *)fend + 2, vlen));
+        fp = vend + 1; /* past the comma */
+    }
+    return prioClassOf(p, PRIO_DEFAULT);
+}
+
 /* The class of one entry by ID, or -1 if it does not exist. */
 static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     streamIterator si;
@@ -214,9 +248,25 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     return cls;
 }
 
-/* Classifies the entries added since the last call: each goes to its
- * class's queue unless that class already delivered past it. */
-static void prioClassifyNew(streamPrio *p, stream *s) {
+/* Whether every class has an undelivered entry queued. */
+static int prioAllQueued(const streamPrio *p) {
+    for (int k = 0; k < p->nclasses; k++)
+        if (!p->q[k].size) return 0;
+    return 1;
+}
+
+#define PRIO_CLASSIFY_BATCH 256 /* entries classified between checks */
+
+/* Classifies entries added after `scanned`, in ID order: each goes to its
+ * class's queue unless that class already delivered past it. With `all`
+ * every one of them; otherwise only until every class has an entry
+ * queued (checked every PRIO_CLASSIFY_BATCH entries), which is all the
+ * schedule needs to pick the next class: a class whose queue is empty
+ * then has no undelivered entry at all, and a queue's head is its
+ * class's oldest undelivered entry since classification goes in ID
+ * order. Classifying just ahead of delivery also finds the entries still
+ * in the CPU caches when they are replied. */
+static void prioClassify(streamPrio *p, stream *s, int all) {
     if (streamCompareID(&s->last_id, &p->scanned) < 0) {
         /* XSETID moved the stream's last ID back (the stream emptied by
          * trimming) and new entries may lie below `scanned`: classify
@@ -230,15 +280,33 @@ static void prioClassifyNew(streamPrio *p, stream *s) {
     if (streamIncrID(&start) != C_OK) return;
     streamIterator si;
     int64_t numfields;
+    uint32_t batch = 0;
     streamIteratorStart(&si, s, &start, NULL, 0);
     while (streamIteratorGetID(&si, &id, &numfields)) {
         int cls = prioClassOfCurrent(p, &si, numfields);
         if (streamCompareID(&id, &p->cursor[cls]) > 0) queuePush(&p->q[cls], &id);
         p->scanned = id;
+        if (!all && ++batch == PRIO_CLASSIFY_BATCH) {
+            if (prioAllQueued(p)) {
+                streamIteratorStop(&si);
+                return;
+            }
+            batch = 0;
+        }
     }
     streamIteratorStop(&si);
     /* Nothing is left to classify up to the stream's last ID. */
     if (streamCompareID(&s->last_id, &p->scanned) > 0) p->scanned = s->last_id;
+}
+
+/* Every entry classified (XINFO's counts, restarting the schedule). */
+static void prioClassifyNew(streamPrio *p, stream *s) { prioClassify(p, s, 1); }
+
+/* Enough classified for the schedule's next pick (see prioClassify). */
+static inline void prioClassifyAhead(streamPrio *p, stream *s) {
+    int cmp = streamCompareID(&p->scanned, &s->last_id);
+    /* (cmp > 0: XSETID moved the last ID back, see prioClassify) */
+    if (cmp > 0 || (cmp < 0 && !prioAllQueued(p))) prioClassify(p, s, 0);
 }
 
 static uint64_t streamRemovedCount(const stream *s) { return s->entries_added - s->length; }
@@ -283,8 +351,11 @@ static uint64_t prioUndelivered(const streamPrio *p) {
 
 int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
-    prioClassifyNew(p, s);
-    prioPurgeHeads(p, s);
+    for (;;) {
+        prioClassifyAhead(p, s);
+        prioPurgeHeads(p, s); /* may empty a queue: classify further */
+        if (prioAllQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
+    }
     return prioUndelivered(p) != 0;
 }
 
@@ -351,9 +422,10 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
     int noack = flags & STREAM_RWR_NOACK, meta = flags & STREAM_RWR_CLAIM_META;
     void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
-    prioClassifyNew(p, s);
+    long long now = commandTimeSnapshot();
     while (!count || sent < count) {
         uint32_t next_pos;
+        prioClassifyAhead(p, s);
         int cls = prioPickClass(p, &next_pos);
         if (cls < 0) break;
         streamID id = *queueHead(&p->q[cls]);
@@ -372,12 +444,12 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
                 nack = existing;
                 streamNACKDetach(cg, nack, &id);
                 nack->consumer = consumer;
-                nack->delivery_time = commandTimeSnapshot();
+                nack->delivery_time = now;
                 nack->delivery_count = 1;
             }
             idtreeInsert(&consumer->pel, &id, nack, NULL);
         }
-        consumer->active_time = commandTimeSnapshot();
+        consumer->active_time = now;
         sent++;
         if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
     }
