@@ -19,7 +19,7 @@
  * object of a group in the state document). In memory, each class has a
  * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
  * chunks), filled by classifying new entries once, in ID order, up to
- * `scanned`. Deleted entries (XDEL, trimming) are dropped lazily: a
+ * `scanned`, just ahead of delivery (prioClassify). Deleted entries (XDEL, trimming) are dropped lazily: a
  * delivery skips IDs that no longer exist, and XINFO purges the queues
  * when entries were removed since it last looked, so its counts and the
  * lag are exact. IDs only: nodes are freed, and join or leave segments. */
@@ -104,6 +104,8 @@ static void queueClear(prioQueue *q) {
 struct streamPrio {
     int mode;                 /* PRIO_FAIR or PRIO_STRICT */
     sds field;                /* the entry field holding the priority */
+    int field_plain;          /* field has no '"' or '\\': JSON text that
+                               * spells it without escapes matches it */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -122,6 +124,7 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     streamPrio *p = zcalloc(sizeof(*p));
     p->mode = mode;
     p->field = sdsnewlen(field, flen);
+    p->field_plain = !memchr(field, '"', flen) && !memchr(field, '\\', flen);
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
@@ -174,6 +177,10 @@ streamPrio *streamPrioDup(const streamPrio *src) {
 /* The priority value of an entry's field value (RabbitMQ: a missing or
  * malformed priority is 4). */
 static long long prioValue(const unsigned char *v, size_t vlen) {
+    /* One or two digits, the usual priorities, without string2ll
+     * (which agrees: no sign, no leading zero). */
+    if (vlen == 1 && v[0] >= '0' && v[0] <= '9') return v[0] - '0';
+    if (vlen == 2 && v[0] >= '1' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9') return (v[0] - '0') * 10 + (v[1] - '0');
     long long ll;
     if (!string2ll((const char *)v, vlen, &ll)) return PRIO_DEFAULT;
     return ll;
@@ -228,6 +235,12 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     size_t fl = sdslen(p->field);
     for (int64_t k = 0; k < numfields; k++) {
         size_t flen, vlen;
+        /* The usual case first: the field is spelled plainly here. */
+        if (p->field_plain && fp[0] == '"' && fp[1 + fl] == '"' && !memcmp(fp + 1, p->field, fl)) {
+            const char *vend = prioPlainToken(fp + fl + 3, &vlen);
+            if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
+            return prioClassOf(p, prioValue((const unsigned char *)fp + fl + 4, vlen));
+        }
         const char *fend = prioPlainToken(fp, &flen);
         const char *vend = fend ? prioPlainToken(fend + 1, &vlen) : NULL;
         if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
@@ -384,11 +397,12 @@ long long streamPrioLag(stream *s, streamCG *cg) {
 static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
     *next_pos = p->cycle_pos;
     if (p->mode == PRIO_FAIR) {
+        /* (no division on this per-entry path: cycle_pos < total) */
         uint32_t total = p->weights[0] + p->weights[1];
-        uint32_t pos = p->cycle_pos % total;
+        uint32_t pos = p->cycle_pos < total ? p->cycle_pos : p->cycle_pos % total;
         int cls = pos < p->weights[0] ? 0 : 1;
         if (p->q[cls].size) {
-            *next_pos = (pos + 1) % total;
+            *next_pos = pos + 1 == total ? 0 : pos + 1;
             return cls;
         }
         /* The slot's class is empty: its remaining slots are skipped, the
@@ -396,7 +410,7 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
         cls ^= 1;
         if (!p->q[cls].size) return -1;
         uint32_t slot = cls == 1 ? p->weights[0] : 0;
-        *next_pos = (slot + 1) % total;
+        *next_pos = slot + 1 == total ? 0 : slot + 1;
         return cls;
     }
     /* Strict: the starvation guard first, then the highest level. */
