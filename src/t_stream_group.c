@@ -5,7 +5,9 @@
  * Groups and consumers are kept in arrays sorted by name, in the byte
  * order of Redis's rax (memcmp, shorter prefix first), because that order
  * is visible in XINFO and XPENDING replies. Each pending entry is one
- * streamNACK referenced from both the group PEL and its owner's PEL. */
+ * streamNACK referenced from both the group PEL and its owner's PEL;
+ * an entry released by XNACK has no owner and is in the group's NACK
+ * zone instead (Redis 8.8). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

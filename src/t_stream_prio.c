@@ -19,10 +19,10 @@
  * object of a group in the state document). In memory, each class has a
  * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
  * chunks), filled by classifying new entries once, in ID order, up to
- * `scanned`, just ahead of delivery (prioClassify). Deleted entries (XDEL, trimming) are dropped lazily: a
- * delivery skips IDs that no longer exist, and XINFO purges the queues
- * when entries were removed since it last looked, so its counts and the
- * lag are exact. IDs only: nodes are freed, and join or leave segments. */
+ * `scanned`, just ahead of delivery (prioClassify). Deleted entries
+ * (XDEL, trimming) are dropped lazily: a delivery skips IDs that no
+ * longer exist, and XINFO purges the queues when entries were removed
+ * since it last looked, so its counts and the lag are exact. IDs only: nodes are freed, and join or leave segments. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,8 +104,8 @@ static void queueClear(prioQueue *q) {
 struct streamPrio {
     int mode;                 /* PRIO_FAIR or PRIO_STRICT */
     sds field;                /* the entry field holding the priority */
-    int field_plain;          /* field has no '"' or '\\': JSON text that
-                               * spells it without escapes matches it */
+    int field_plain;          /* field has no '"', '\\' or control byte:
+                               * JSON text may spell it without escapes */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -124,7 +124,11 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     streamPrio *p = zcalloc(sizeof(*p));
     p->mode = mode;
     p->field = sdsnewlen(field, flen);
-    p->field_plain = !memchr(field, '"', flen) && !memchr(field, '\\', flen);
+    p->field_plain = 1;
+    for (size_t k = 0; k < flen; k++) {
+        unsigned char ch = (unsigned char)field[k];
+        if (ch == '"' || ch == '\\' || ch < 0x20) p->field_plain = 0;
+    }
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
@@ -225,6 +229,16 @@ static const char *prioPlainToken(const char *t, size_t *len) {
     return q + 1;
 }
 
+/* Whether the JSON string whose text starts at t (past its opening
+ * quote) is exactly name (len bytes without '"', '\\' or control bytes).
+ * Byte by byte: it stops at the first difference, at the latest at the
+ * string's closing quote, never reading past it. */
+static inline int prioTokenIs(const char *t, const char *name, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (t[i] != name[i]) return 0;
+    return t[len] == '"';
+}
+
 /* The class of the entry the iterator is on (its fields not read yet).
  * The common case reads the entry's JSON in place: field names and the
  * value compared and parsed without decoding, stopping at the priority
@@ -236,7 +250,7 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     for (int64_t k = 0; k < numfields; k++) {
         size_t flen, vlen;
         /* The usual case first: the field is spelled plainly here. */
-        if (p->field_plain && fp[0] == '"' && fp[1 + fl] == '"' && !memcmp(fp + 1, p->field, fl)) {
+        if (p->field_plain && fp[0] == '"' && prioTokenIs(fp + 1, p->field, fl)) {
             const char *vend = prioPlainToken(fp + fl + 3, &vlen);
             if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
             return prioClassOf(p, prioValue((const unsigned char *)fp + fl + 4, vlen));
