@@ -623,6 +623,8 @@ stream *streamDup(const stream *src) {
         if (scg->dlq_key) cg->dlq_key = sdsdup(scg->dlq_key);
         cg->dlq_max = scg->dlq_max;
         cg->dlq_count = scg->dlq_count;
+        cg->nack_zone_len = scg->nack_zone_len;
+        cg->nack_seq_next = scg->nack_seq_next;
         for (size_t j = 0; j < scg->num_consumers; j++) {
             const streamConsumer *sc = scg->consumers[j];
             streamConsumer *consumer = streamCreateConsumer(cg, sc->name);
@@ -636,6 +638,7 @@ stream *streamDup(const stream *src) {
             streamNACK *nack = streamCreateNACK(owner);
             nack->delivery_time = snack->delivery_time;
             nack->delivery_count = snack->delivery_count;
+            nack->nack_seq = snack->nack_seq;
             idtreeInsert(&cg->pel, idtreeIterKey(&pi), nack, NULL);
             if (owner) idtreeInsert(&owner->pel, idtreeIterKey(&pi), nack, NULL);
         }
@@ -1288,7 +1291,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
             if (!idtreeInsert(&group->pel, &id, nack, &existing)) {
                 streamFreeNACK(nack);
                 nack = existing;
-                idtreeRemove(&nack->consumer->pel, &id, NULL);
+                streamNACKDetach(group, nack, &id);
                 nack->consumer = consumer;
                 nack->delivery_time = commandTimeSnapshot();
                 nack->delivery_count = 1;
@@ -2450,7 +2453,8 @@ static void xinfoReplyWithStreamInfo(client *c, stream *s) {
             streamNACK *nack = idtreeIterVal(&it);
             addReplyArrayLen(c, 4);
             addReplyStreamID(c, idtreeIterKey(&it));
-            addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
+            if (nack->consumer) addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
+            else addReplyBulk(c, "", 0); /* released by XNACK */
             addReplyLongLong(c, nack->delivery_time);
             addReplyLongLong(c, (long long)nack->delivery_count);
         }

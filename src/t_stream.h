@@ -133,6 +133,11 @@ struct streamCG {
     sds dlq_key;                   /* NULL: no policy */
     uint64_t dlq_max;              /* deliveries allowed */
     uint64_t dlq_count;            /* entries dead-lettered so far */
+    /* The NACK zone (Redis 8.8 XNACK): pending entries released by their
+     * consumer have no owner and are claimed before the others, first
+     * released first. */
+    size_t nack_zone_len;          /* unowned pending entries */
+    uint64_t nack_seq_next;        /* last position given out in the zone */
 };
 
 /* A consumer of a group. */
@@ -152,7 +157,10 @@ typedef struct streamNACK {
     long long delivery_time;       /* last delivery, unix ms: the job's
                                     * heartbeat (design.md §5) */
     uint64_t delivery_count;       /* deliveries so far */
-    streamConsumer *consumer;      /* owner */
+    streamConsumer *consumer;      /* owner, NULL: released by XNACK, in
+                                    * the group's NACK zone */
+    uint64_t nack_seq;             /* position in the NACK zone (FIFO),
+                                    * meaningful only without an owner */
 } streamNACK;
 
 /* One more delivery. The count stops at LLONG_MAX: replies show it as a
@@ -339,6 +347,7 @@ streamConsumer *streamCreateConsumer(streamCG *cg, sds name);
 void streamDelConsumer(streamCG *cg, streamConsumer *consumer);
 streamNACK *streamCreateNACK(streamConsumer *consumer);
 void streamFreeNACK(streamNACK *na);
+void streamNACKDetach(streamCG *cg, streamNACK *nack, const streamID *id);
 sds streamCatGroupsJSON(sds out, const stream *s);
 int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err);
 

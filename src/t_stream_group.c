@@ -5,7 +5,9 @@
  * Groups and consumers are kept in arrays sorted by name, in the byte
  * order of Redis's rax (memcmp, shorter prefix first), because that order
  * is visible in XINFO and XPENDING replies. Each pending entry is one
- * streamNACK referenced from both the group PEL and its owner's PEL. */
+ * streamNACK referenced from both the group PEL and its owner's PEL;
+ * an entry released by XNACK has no owner and is in the group's NACK
+ * zone instead (Redis 8.8). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +75,7 @@ streamNACK *streamCreateNACK(streamConsumer *consumer) {
     nack->delivery_time = commandTimeSnapshot();
     nack->delivery_count = 1;
     nack->consumer = consumer;
+    nack->nack_seq = 0;
     return nack;
 }
 
@@ -160,19 +163,42 @@ void streamDelConsumer(streamCG *cg, streamConsumer *consumer) {
     streamFreeConsumer(consumer);
 }
 
-/* Drops a pending entry from both PELs. */
+/* Takes a pending entry away from its owner's PEL, or out of the group's
+ * NACK zone if it has no owner; the caller gives it a new owner (or
+ * frees it) next. */
+void streamNACKDetach(streamCG *cg, streamNACK *nack, const streamID *id) {
+    if (nack->consumer) idtreeRemove(&nack->consumer->pel, id, NULL);
+    else if (nack->nack_seq) cg->nack_zone_len--; /* (not so if just made by FORCE) */
+    nack->consumer = NULL;
+    nack->nack_seq = 0;
+}
+
+/* Drops a pending entry from the group PEL and its owner's PEL. */
 static void streamDropNACK(streamCG *group, const streamID *id, streamNACK *nack) {
     idtreeRemove(&group->pel, id, NULL);
-    idtreeRemove(&nack->consumer->pel, id, NULL);
+    streamNACKDetach(group, nack, id);
     streamFreeNACK(nack);
 }
 
 /* Gives a pending entry to another consumer. */
-static void streamMoveNACK(streamNACK *nack, const streamID *id, streamConsumer *to) {
+static void streamMoveNACK(streamCG *cg, streamNACK *nack, const streamID *id, streamConsumer *to) {
     if (nack->consumer == to) return;
-    if (nack->consumer) idtreeRemove(&nack->consumer->pel, id, NULL);
+    streamNACKDetach(cg, nack, id);
     idtreeInsert(&to->pel, id, nack, NULL);
     nack->consumer = to;
+}
+
+/* XNACK: the entry loses its owner, its delivery time becomes 0 (idle
+ * for any min-idle-time) and it goes to the end of the group's NACK zone,
+ * even if it was already there. A NACK not yet in the group PEL (FORCE)
+ * has no owner and is not in the zone yet. */
+static void streamReleaseNACK(streamCG *cg, streamNACK *nack, const streamID *id) {
+    if (nack->consumer) idtreeRemove(&nack->consumer->pel, id, NULL);
+    else if (nack->nack_seq) cg->nack_zone_len--;
+    nack->consumer = NULL;
+    nack->delivery_time = 0;
+    nack->nack_seq = ++cg->nack_seq_next;
+    cg->nack_zone_len++;
 }
 
 /* ========================================================================
@@ -275,41 +301,108 @@ static int streamReplyEntryWithMeta(client *c, stream *s, const streamID *id, lo
     return 1;
 }
 
+/* Claims one idle pending entry for XREADGROUP CLAIM (owner, delivery
+ * time and count as XCLAIM would set them) and replies it with its
+ * delivery metadata. Returns 0 if it was dropped instead: its stream
+ * entry is gone, or it went to the dead letters. */
+static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
+                              const streamID *id, streamNACK *nack, long long now) {
+    if (!streamEntryExists(s, id) ||
+        (streamDeadLetterDue(cg, nack) && streamDeadLetter(c, key, s, cg, id, nack, STREAM_DLQ_MAX_DELIVERIES))) {
+        if (idtreeFind(&cg->pel, id)) streamDropNACK(cg, id, nack);
+        return 0;
+    }
+    long long idle = now - nack->delivery_time;
+    nack->delivery_time = now;
+    nack->delivery_count++;
+    streamMoveNACK(cg, nack, id, consumer);
+    consumer->active_time = now;
+    streamReplyEntryWithMeta(c, s, id, idle < 0 ? 0 : idle, nack->delivery_count);
+    return 1;
+}
+
+/* A pending entry of the NACK zone and its place there. */
+typedef struct zoneEntry {
+    streamID id;
+    uint64_t seq;
+} zoneEntry;
+
+static int zoneEntryBySeq(const void *a, const void *b) {
+    uint64_t x = ((const zoneEntry *)a)->seq, y = ((const zoneEntry *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+static int zoneEntryByID(const void *a, const void *b) {
+    return streamCompareID(&((const zoneEntry *)a)->id, &((const zoneEntry *)b)->id);
+}
+
+/* The group's NACK zone, first released first (*n entries, zfree it).
+ * One walk of the PEL: the zone is only there after an XNACK. */
+static zoneEntry *streamNackZone(streamCG *cg, size_t *n) {
+    zoneEntry *zone = zmalloc(sizeof(*zone) * cg->nack_zone_len);
+    size_t k = 0;
+    idtreeIter it;
+    for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it) && k < cg->nack_zone_len;
+         idtreeIterNext(&it)) {
+        streamNACK *nack = idtreeIterVal(&it);
+        if (nack->consumer || !nack->nack_seq) continue;
+        zone[k].id = *idtreeIterKey(&it);
+        zone[k].seq = nack->nack_seq;
+        k++;
+    }
+    qsort(zone, k, sizeof(*zone), zoneEntryBySeq);
+    *n = k;
+    return zone;
+}
+
 /* The claim phase of XREADGROUP CLAIM: the group's pending entries idle
- * for at least minidle ms, in ID order, up to count (0: all), are
- * delivered to consumer as XCLAIM would (owner, delivery time, count)
- * and replied with their delivery metadata (raw entries, no array
- * header). Pending entries whose stream entry is gone are dropped, as
- * XAUTOCLAIM does. Returns the number of entries replied. */
+ * for at least minidle ms, up to count (0: all), are delivered to
+ * consumer as XCLAIM would (owner, delivery time, count) and replied
+ * with their delivery metadata (raw entries, no array header). The NACK
+ * zone comes first, in the order its entries were released (Redis 8.8:
+ * released entries are delivered before other idle ones), then the
+ * other idle entries in ID order. Pending entries whose stream entry is
+ * gone are dropped, as XAUTOCLAIM does. Returns the number of entries
+ * replied. */
 size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
                                    long long minidle, size_t count) {
     long long now = commandTimeSnapshot();
-    size_t n = 0;
+    size_t n = 0, zlen = 0;
+    zoneEntry *zone = NULL;
+    if (cg->nack_zone_len) {
+        zone = streamNackZone(cg, &zlen);
+        for (size_t k = 0; k < zlen && (!count || n < count); k++) {
+            streamNACK *nack = idtreeFind(&cg->pel, &zone[k].id);
+            if (!nack || now - nack->delivery_time < minidle) continue;
+            if (streamClaimForRead(c, key, s, cg, consumer, &zone[k].id, nack, now)) {
+                n++;
+                if (streamReplyBudgetExhausted(c)) goto done; /* MAXSIZE */
+            }
+        }
+        /* The second pass skips what the first one handled. */
+        qsort(zone, zlen, sizeof(*zone), zoneEntryByID);
+    }
     idtreeIter it;
     idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
     while (idtreeIterValid(&it) && (!count || n < count)) {
         streamID id = *idtreeIterKey(&it);
         streamNACK *nack = idtreeIterVal(&it);
-        long long idle = now - nack->delivery_time;
-        if (idle < minidle) {
+        zoneEntry key_entry = {id, 0};
+        if (now - nack->delivery_time < minidle ||
+            (zlen && bsearch(&key_entry, zone, zlen, sizeof(*zone), zoneEntryByID))) {
             idtreeIterNext(&it);
             continue;
         }
-        if (!streamEntryExists(s, &id) ||
-            (streamDeadLetterDue(cg, nack) && streamDeadLetter(c, key, s, cg, &id, nack, STREAM_DLQ_MAX_DELIVERIES))) {
-            if (idtreeFind(&cg->pel, &id)) streamDropNACK(cg, &id, nack);
+        if (!streamClaimForRead(c, key, s, cg, consumer, &id, nack, now)) {
             idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
             continue;
         }
-        nack->delivery_time = now;
-        nack->delivery_count++;
-        streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
-        consumer->active_time = now;
-        streamReplyEntryWithMeta(c, s, &id, idle < 0 ? 0 : idle, nack->delivery_count);
         n++;
         if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
-        idtreeIterNext(&it);
+        idtreeIterNext(&it); /* consumer PELs only changed: `it` stays valid */
     }
+done:
+    zfree(zone);
     return n;
 }
 
@@ -322,15 +415,18 @@ size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, 
 #define XNACK_FATAL 2  /* never retry: delivery count at its maximum */
 
 /* XNACK key group SILENT|FAIL|FATAL IDS numids id [id ...] [RETRYCOUNT count]
+ *       [FORCE]
  *
- * Releases pending entries back to the group without acknowledging them:
- * they become idle at once (their delivery time goes back to 0), so the
- * next XREADGROUP ... CLAIM or XAUTOCLAIM of any consumer takes them, and
- * the mode adjusts their delivery count (RETRYCOUNT sets it instead).
- * They stay listed under their last consumer until claimed. Replies the
- * number of entries released (IDs not pending in the group are skipped).
- * FORCE (create pending entries for IDs nobody holds) is not supported:
- * casq's pending entries always have an owner. */
+ * Releases pending entries back to the group without acknowledging them
+ * (redis.io xnack): each loses its owner (XPENDING shows the consumer ""
+ * and an idle time of -1), its delivery time becomes 0, so any min-idle-
+ * time claims it, and it goes to the end of the group's NACK zone, which
+ * XREADGROUP ... CLAIM serves before other idle entries. The mode
+ * adjusts the delivery count (RETRYCOUNT sets it instead). FORCE also
+ * creates unowned pending entries, in the zone, for IDs of existing
+ * stream entries that are not pending in the group, with a delivery
+ * count of 0 (RETRYCOUNT if given, the maximum for FATAL). Replies the
+ * number of entries released (and created); other IDs are skipped. */
 void xnackCommand(client *c) {
     int mode;
     if (!strcasecmp(c->argv[3], "SILENT")) mode = XNACK_SILENT;
@@ -343,6 +439,7 @@ void xnackCommand(client *c) {
     long numids = 0;
     int ids_pos = 0;
     long long retrycount = -1;
+    int force = 0;
     for (int i = 4; i < c->argc; i++) {
         int moreargs = c->argc - 1 - i;
         if (!strcasecmp(c->argv[i], "IDS") && moreargs && !ids_pos) {
@@ -362,8 +459,7 @@ void xnackCommand(client *c) {
                 return;
             }
         } else if (!strcasecmp(c->argv[i], "FORCE")) {
-            addReplyError(c, "XNACK FORCE is not supported by casq (pending entries always have an owner)");
-            return;
+            force = 1;
         } else {
             addReplyErrorSyntax(c);
             return;
@@ -387,18 +483,29 @@ void xnackCommand(client *c) {
         addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", c->argv[1], c->argv[2]);
         goto cleanup;
     }
+    stream *s = o->ptr;
     long long released = 0;
     for (long k = 0; k < numids; k++) {
         streamNACK *nack = idtreeFind(&group->pel, &ids[k]);
-        if (!nack) continue;
-        if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
-        else if (mode == XNACK_SILENT && nack->delivery_count) nack->delivery_count--;
-        else if (mode == XNACK_FATAL) nack->delivery_count = LLONG_MAX;
-        nack->delivery_time = 0;
+        if (!nack) {
+            if (!force || !streamEntryExists(s, &ids[k])) continue;
+            nack = streamCreateNACK(NULL);
+            nack->delivery_count = retrycount >= 0 ? (uint64_t)retrycount : mode == XNACK_FATAL ? LLONG_MAX : 0;
+            idtreeInsert(&group->pel, &ids[k], nack, NULL);
+        } else if (retrycount >= 0) {
+            nack->delivery_count = (uint64_t)retrycount;
+        } else if (mode == XNACK_SILENT && nack->delivery_count) {
+            nack->delivery_count--;
+        } else if (mode == XNACK_FATAL) {
+            nack->delivery_count = LLONG_MAX;
+        }
         released++;
-        /* casq: a rejected entry goes to the group's dead letters at once. */
-        if (mode == XNACK_FATAL && group->dlq_key)
-            streamDeadLetter(c, c->argv[1], o->ptr, group, &ids[k], nack, STREAM_DLQ_XNACK_FATAL);
+        /* casq: a rejected entry goes to the group's dead letters at once
+         * (naming the consumer that rejected it). */
+        if (mode == XNACK_FATAL && group->dlq_key &&
+            streamDeadLetter(c, c->argv[1], s, group, &ids[k], nack, STREAM_DLQ_XNACK_FATAL))
+            continue;
+        streamReleaseNACK(group, nack, &ids[k]);
     }
     if (released) signalKeyStateChanged(c, c->db, o);
     addReplyLongLong(c, released);
@@ -861,10 +968,17 @@ void xpendingCommand(client *c) {
         count--;
         addReplyArrayLen(c, 4);
         addReplyStreamID(c, idtreeIterKey(&it));
-        addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
-        long long elapsed = now - nack->delivery_time;
-        if (elapsed < 0) elapsed = 0;
-        addReplyLongLong(c, elapsed);
+        if (nack->consumer) {
+            addReplyBulk(c, nack->consumer->name, sdslen(nack->consumer->name));
+            long long elapsed = now - nack->delivery_time;
+            if (elapsed < 0) elapsed = 0;
+            addReplyLongLong(c, elapsed);
+        } else {
+            /* Released by XNACK: no owner, and -1 as its idle time, as in
+             * redis.io's XNACK example. */
+            addReplyBulk(c, "", 0);
+            addReplyLongLong(c, -1);
+        }
         addReplyLongLong(c, (long long)nack->delivery_count);
     }
     setDeferredArrayLen(c, lenp, n);
@@ -972,24 +1086,26 @@ void xclaimCommand(client *c) {
             if (nack) streamDropNACK(group, &id, nack);
             continue;
         }
+        int created = 0;
         if (force && nack == NULL) {
             nack = streamCreateNACK(NULL);
             idtreeInsert(&group->pel, &id, nack, NULL);
+            created = 1;
         }
         if (nack == NULL) continue;
-        /* A NACK just made by FORCE has no owner and ignores min-idle. */
-        if (nack->consumer && minidle) {
+        /* A NACK just made by FORCE ignores min-idle. */
+        if (!created && minidle) {
             long long this_idle = now - nack->delivery_time;
             if (this_idle < minidle) continue;
         }
         /* casq: past the group's delivery limit it goes to the dead letters. */
-        if (nack->consumer && streamDeadLetterDue(group, nack) &&
+        if (!created && streamDeadLetterDue(group, nack) &&
             streamDeadLetter(c, c->argv[1], s, group, &id, nack, STREAM_DLQ_MAX_DELIVERIES))
             continue;
         nack->delivery_time = deliverytime;
         if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
         else if (!justid) streamNACKCountDelivery(nack);
-        streamMoveNACK(nack, &id, consumer);
+        streamMoveNACK(group, nack, &id, consumer);
         if (justid) addReplyStreamID(c, &id);
         else streamReplyWithRange(c, s, &id, &id, 1, 0, NULL, NULL, STREAM_RWR_RAWENTRIES);
         arraylen++;
@@ -1093,7 +1209,7 @@ void xautoclaimCommand(client *c) {
         }
         nack->delivery_time = now;
         if (!justid) streamNACKCountDelivery(nack);
-        streamMoveNACK(nack, &id, consumer); /* consumer PELs only: `it` stays valid */
+        streamMoveNACK(group, nack, &id, consumer); /* consumer PELs only: `it` stays valid */
         if (nclaimed == aclaimed) {
             aclaimed = aclaimed ? aclaimed * 2 : 8;
             claimed = zrealloc(claimed, sizeof(streamID) * aclaimed);
@@ -1132,6 +1248,21 @@ static int groupCreationCompare(const void *a, const void *b) {
 static sds consumerJSONName(streamConsumer *sc) {
     if (!sc->json_name) sc->json_name = jsonCatBytes(sdsempty(), sc->name, sdslen(sc->name));
     return sc->json_name;
+}
+
+/* The group's NACK zone, `,"nacked":[id, ...]` in the order its entries
+ * were released, if it has any (docs/state-format.md). */
+static sds streamCatNackZoneJSON(sds out, streamCG *cg) {
+    if (!cg->nack_zone_len) return out;
+    size_t n;
+    zoneEntry *zone = streamNackZone(cg, &n);
+    out = sdscatlen(out, ",\"nacked\":[", 11);
+    for (size_t k = 0; k < n; k++) {
+        if (k) out = sdscatlen(out, ",", 1);
+        out = jsonCatStreamID(out, &zone[k].id);
+    }
+    zfree(zone);
+    return sdscatlen(out, "]", 1);
 }
 
 /* The group's dead-letter policy, `,"dead_letter":{...}`, if it has one or
@@ -1229,8 +1360,8 @@ sds streamCatGroupsJSON(sds out, const stream *s) {
         int first = 1;
         for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
             streamNACK *nack = idtreeIterVal(&it);
-            sds jn = consumerJSONName(nack->consumer);
-            size_t jl = sdslen(jn);
+            const char *jn = nack->consumer ? consumerJSONName(nack->consumer) : "null"; /* XNACK: no owner */
+            size_t jl = nack->consumer ? sdslen(nack->consumer->json_name) : 4;
             out = sdsMakeRoomFor(out, jl + 120);
             char *p = out + sdslen(out), *start = p;
             if (!first) *p++ = ',';
@@ -1247,7 +1378,9 @@ sds streamCatGroupsJSON(sds out, const stream *s) {
             *p++ = ']';
             sdsIncrLen(out, (size_t)(p - start));
         }
-        out = sdscatlen(out, "]}", 2);
+        out = sdscatlen(out, "]", 1);
+        out = streamCatNackZoneJSON(out, cg);
+        out = sdscatlen(out, "}", 1);
     }
     if (order != stackv) zfree(order);
     return sdscatlen(out, "]", 1);
@@ -1259,14 +1392,42 @@ static int groupLoadError(sds *err, const char *group_desc, sds msg) {
     return C_ERR;
 }
 
+/* The group's NACK zone: `nacked` lists, in the order they were released,
+ * exactly the pending entries that have no consumer (absent: none). */
+static int streamNackZoneFromJSON(streamCG *cg, const cJSON *nacked, const char *desc, sds *err) {
+    sds msg = NULL;
+    if (!nacked) {
+        if (cg->nack_zone_len)
+            return groupLoadError(err, desc, sdsnew("pending entries without consumer but no `nacked`"));
+        return C_OK;
+    }
+    if (!cJSON_IsArray(nacked) || cJSON_GetArraySize(nacked) == 0)
+        return groupLoadError(err, desc, sdsnew("nacked: expected a non-empty array"));
+    const cJSON *e;
+    size_t n = 0;
+    cJSON_ArrayForEach(e, nacked) {
+        streamID id;
+        if (jsonGetStreamID(e, &id, "nacked ID", &msg) != C_OK) return groupLoadError(err, desc, msg);
+        streamNACK *nack = idtreeFind(&cg->pel, &id);
+        if (!nack || nack->consumer)
+            return groupLoadError(err, desc, sdsnew("nacked: every ID must be pending without consumer"));
+        if (nack->nack_seq) return groupLoadError(err, desc, sdsnew("nacked: duplicate ID"));
+        nack->nack_seq = ++cg->nack_seq_next;
+        n++;
+    }
+    if (n != cg->nack_zone_len)
+        return groupLoadError(err, desc, sdsnew("nacked: every pending entry without consumer must be listed"));
+    return C_OK;
+}
+
 /* Loads one group object into s. */
 static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err) {
     char desc[32];
     snprintf(desc, sizeof(desc), "#%zu", index);
     sds msg = NULL;
     if (!cJSON_IsObject(g)) return groupLoadError(err, desc, sdsnew("expected an object"));
-    static const char *const fields[] = {"name",    "last_delivered_id", "entries_read", "consumers",
-                                         "pending", "priority",          "dead_letter",  NULL};
+    static const char *const fields[] = {"name",     "last_delivered_id", "entries_read", "consumers", "pending",
+                                         "priority", "dead_letter",       "nacked",       NULL};
     if (jsonCheckFields(g, fields, "group", &msg) != C_OK) return groupLoadError(err, desc, msg);
 
     sds name = NULL;
@@ -1350,30 +1511,36 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
             return groupLoadError(err, desc, sdsnew("pending: IDs not in increasing order"));
         prev = id;
         have_prev = 1;
-        if (jsonGetBytes(cJSON_GetArrayItem(p, 1), &cname, "pending consumer", &msg) != C_OK)
-            return groupLoadError(err, desc, msg);
-        streamConsumer *owner = streamLookupConsumer(cg, cname);
-        if (!owner) {
-            sds m = sdscatprintf(sdsempty(), "pending entry owned by unknown consumer '%s'", cname);
+        streamConsumer *owner = NULL; /* null: released by XNACK, in the NACK zone */
+        if (!cJSON_IsNull(cJSON_GetArrayItem(p, 1))) {
+            if (jsonGetBytes(cJSON_GetArrayItem(p, 1), &cname, "pending consumer", &msg) != C_OK)
+                return groupLoadError(err, desc, msg);
+            owner = streamLookupConsumer(cg, cname);
+            if (!owner) {
+                sds m = sdscatprintf(sdsempty(), "pending entry owned by unknown consumer '%s'", cname);
+                sdsfree(cname);
+                return groupLoadError(err, desc, m);
+            }
             sdsfree(cname);
-            return groupLoadError(err, desc, m);
         }
-        sdsfree(cname);
         if (jsonGetI64(cJSON_GetArrayItem(p, 2), &dtime, "pending delivery time", &msg) != C_OK ||
             jsonGetU64(cJSON_GetArrayItem(p, 3), &dcount, "pending delivery count", &msg) != C_OK)
             return groupLoadError(err, desc, msg);
         /* XCLAIM clamps delivery times to [0, now]; counts are long longs
          * in XPENDING and RETRYCOUNT. */
         if (dtime < 0) return groupLoadError(err, desc, sdsnew("pending delivery time must be >= 0"));
+        if (!owner && dtime != 0)
+            return groupLoadError(err, desc, sdsnew("pending entry without consumer: delivery time must be 0"));
         if (dcount > (uint64_t)LLONG_MAX)
             return groupLoadError(err, desc, sdsnew("pending delivery count is larger than 9223372036854775807"));
         streamNACK *nack = streamCreateNACK(owner);
         nack->delivery_time = dtime;
         nack->delivery_count = dcount;
         idtreeInsert(&cg->pel, &id, nack, NULL);
-        idtreeInsert(&owner->pel, &id, nack, NULL);
+        if (owner) idtreeInsert(&owner->pel, &id, nack, NULL);
+        else cg->nack_zone_len++; /* its place comes from `nacked` */
     }
-    return C_OK;
+    return streamNackZoneFromJSON(cg, cJSON_GetObjectItemCaseSensitive(g, "nacked"), desc, err);
 }
 
 int streamGroupsFromJSON(stream *s, const cJSON *groups, sds *err) {

@@ -19,10 +19,10 @@
  * object of a group in the state document). In memory, each class has a
  * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
  * chunks), filled by classifying new entries once, in ID order, up to
- * `scanned`. Deleted entries (XDEL, trimming) are dropped lazily: a
- * delivery skips IDs that no longer exist, and XINFO purges the queues
- * when entries were removed since it last looked, so its counts and the
- * lag are exact. IDs only: nodes are freed, and join or leave segments. */
+ * `scanned`, just ahead of delivery (prioClassify). Deleted entries
+ * (XDEL, trimming) are dropped lazily: a delivery skips IDs that no
+ * longer exist, and XINFO purges the queues when entries were removed
+ * since it last looked, so its counts and the lag are exact. IDs only: nodes are freed, and join or leave segments. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +104,8 @@ static void queueClear(prioQueue *q) {
 struct streamPrio {
     int mode;                 /* PRIO_FAIR or PRIO_STRICT */
     sds field;                /* the entry field holding the priority */
+    int field_plain;          /* field has no '"', '\\' or control byte:
+                               * JSON text may spell it without escapes */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -122,6 +124,11 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     streamPrio *p = zcalloc(sizeof(*p));
     p->mode = mode;
     p->field = sdsnewlen(field, flen);
+    p->field_plain = 1;
+    for (size_t k = 0; k < flen; k++) {
+        unsigned char ch = (unsigned char)field[k];
+        if (ch == '"' || ch == '\\' || ch < 0x20) p->field_plain = 0;
+    }
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
@@ -174,6 +181,10 @@ streamPrio *streamPrioDup(const streamPrio *src) {
 /* The priority value of an entry's field value (RabbitMQ: a missing or
  * malformed priority is 4). */
 static long long prioValue(const unsigned char *v, size_t vlen) {
+    /* One or two digits, the usual priorities, without string2ll
+     * (which agrees: no sign, no leading zero). */
+    if (vlen == 1 && v[0] >= '0' && v[0] <= '9') return v[0] - '0';
+    if (vlen == 2 && v[0] >= '1' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9') return (v[0] - '0') * 10 + (v[1] - '0');
     long long ll;
     if (!string2ll((const char *)v, vlen, &ll)) return PRIO_DEFAULT;
     return ll;
@@ -186,8 +197,9 @@ static int prioClassOf(const streamPrio *p, long long value) {
     return (int)value;
 }
 
-/* The class of the entry the iterator is on (its fields not read yet). */
-static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t numfields) {
+/* The class of the entry the iterator is on (its fields not read yet),
+ * decoding every field up to the priority field: any JSON form. */
+static int prioClassOfCurrentDecoded(const streamPrio *p, streamIterator *si, int64_t numfields) {
     long long value = PRIO_DEFAULT;
     size_t fl = sdslen(p->field);
     while (numfields--) {
@@ -202,6 +214,57 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     return prioClassOf(p, value);
 }
 
+/* The text of the JSON string token at t, `"..."`, if it has no escape:
+ * its bytes are then exactly the value. Returns the end of the token
+ * (past the closing quote, *len set), or NULL for any other form (an
+ * escape, or a {"base64": ...} object). */
+static const char *prioPlainToken(const char *t, size_t *len) {
+    if (*t != '"') return NULL;
+    /* A byte loop: names and priorities are a few bytes, shorter than
+     * what a vectorized strchr pays to start. */
+    const char *q = t + 1;
+    for (; *q != '"'; q++)
+        if (*q == '\\') return NULL;
+    *len = (size_t)(q - t - 1);
+    return q + 1;
+}
+
+/* Whether the JSON string whose text starts at t (past its opening
+ * quote) is exactly name (len bytes without '"', '\\' or control bytes).
+ * Byte by byte: it stops at the first difference, at the latest at the
+ * string's closing quote, never reading past it. */
+static inline int prioTokenIs(const char *t, const char *name, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (t[i] != name[i]) return 0;
+    return t[len] == '"';
+}
+
+/* The class of the entry the iterator is on (its fields not read yet).
+ * The common case reads the entry's JSON in place: field names and the
+ * value compared and parsed without decoding, stopping at the priority
+ * field. An escaped or base64 field or value before it (rare: binary or
+ * quoted text) sends the whole entry to the decoding path. */
+static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t numfields) {
+    const char *fp = si->fp;
+    size_t fl = sdslen(p->field);
+    for (int64_t k = 0; k < numfields; k++) {
+        size_t flen, vlen;
+        /* The usual case first: the field is spelled plainly here. */
+        if (p->field_plain && fp[0] == '"' && prioTokenIs(fp + 1, p->field, fl)) {
+            const char *vend = prioPlainToken(fp + fl + 3, &vlen);
+            if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
+            return prioClassOf(p, prioValue((const unsigned char *)fp + fl + 4, vlen));
+        }
+        const char *fend = prioPlainToken(fp, &flen);
+        const char *vend = fend ? prioPlainToken(fend + 1, &vlen) : NULL;
+        if (!vend) return prioClassOfCurrentDecoded(p, si, numfields);
+        if (flen == fl && !memcmp(fp + 1, p->field, fl))
+            return prioClassOf(p, prioValue((const unsigned char *)fend + 2, vlen));
+        fp = vend + 1; /* past the comma */
+    }
+    return prioClassOf(p, PRIO_DEFAULT);
+}
+
 /* The class of one entry by ID, or -1 if it does not exist. */
 static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     streamIterator si;
@@ -214,9 +277,25 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     return cls;
 }
 
-/* Classifies the entries added since the last call: each goes to its
- * class's queue unless that class already delivered past it. */
-static void prioClassifyNew(streamPrio *p, stream *s) {
+/* Whether every class has an undelivered entry queued. */
+static int prioAllQueued(const streamPrio *p) {
+    for (int k = 0; k < p->nclasses; k++)
+        if (!p->q[k].size) return 0;
+    return 1;
+}
+
+#define PRIO_CLASSIFY_BATCH 256 /* entries classified between checks */
+
+/* Classifies entries added after `scanned`, in ID order: each goes to its
+ * class's queue unless that class already delivered past it. With `all`
+ * every one of them; otherwise only until every class has an entry
+ * queued (checked every PRIO_CLASSIFY_BATCH entries), which is all the
+ * schedule needs to pick the next class: a class whose queue is empty
+ * then has no undelivered entry at all, and a queue's head is its
+ * class's oldest undelivered entry since classification goes in ID
+ * order. Classifying just ahead of delivery also finds the entries still
+ * in the CPU caches when they are replied. */
+static void prioClassify(streamPrio *p, stream *s, int all) {
     if (streamCompareID(&s->last_id, &p->scanned) < 0) {
         /* XSETID moved the stream's last ID back (the stream emptied by
          * trimming) and new entries may lie below `scanned`: classify
@@ -230,15 +309,33 @@ static void prioClassifyNew(streamPrio *p, stream *s) {
     if (streamIncrID(&start) != C_OK) return;
     streamIterator si;
     int64_t numfields;
+    uint32_t batch = 0;
     streamIteratorStart(&si, s, &start, NULL, 0);
     while (streamIteratorGetID(&si, &id, &numfields)) {
         int cls = prioClassOfCurrent(p, &si, numfields);
         if (streamCompareID(&id, &p->cursor[cls]) > 0) queuePush(&p->q[cls], &id);
         p->scanned = id;
+        if (!all && ++batch == PRIO_CLASSIFY_BATCH) {
+            if (prioAllQueued(p)) {
+                streamIteratorStop(&si);
+                return;
+            }
+            batch = 0;
+        }
     }
     streamIteratorStop(&si);
     /* Nothing is left to classify up to the stream's last ID. */
     if (streamCompareID(&s->last_id, &p->scanned) > 0) p->scanned = s->last_id;
+}
+
+/* Every entry classified (XINFO's counts, restarting the schedule). */
+static void prioClassifyNew(streamPrio *p, stream *s) { prioClassify(p, s, 1); }
+
+/* Enough classified for the schedule's next pick (see prioClassify). */
+static inline void prioClassifyAhead(streamPrio *p, stream *s) {
+    int cmp = streamCompareID(&p->scanned, &s->last_id);
+    /* (cmp > 0: XSETID moved the last ID back, see prioClassify) */
+    if (cmp > 0 || (cmp < 0 && !prioAllQueued(p))) prioClassify(p, s, 0);
 }
 
 static uint64_t streamRemovedCount(const stream *s) { return s->entries_added - s->length; }
@@ -283,8 +380,11 @@ static uint64_t prioUndelivered(const streamPrio *p) {
 
 int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
-    prioClassifyNew(p, s);
-    prioPurgeHeads(p, s);
+    for (;;) {
+        prioClassifyAhead(p, s);
+        prioPurgeHeads(p, s); /* may empty a queue: classify further */
+        if (prioAllQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
+    }
     return prioUndelivered(p) != 0;
 }
 
@@ -311,11 +411,12 @@ long long streamPrioLag(stream *s, streamCG *cg) {
 static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
     *next_pos = p->cycle_pos;
     if (p->mode == PRIO_FAIR) {
+        /* (no division on this per-entry path: cycle_pos < total) */
         uint32_t total = p->weights[0] + p->weights[1];
-        uint32_t pos = p->cycle_pos % total;
+        uint32_t pos = p->cycle_pos < total ? p->cycle_pos : p->cycle_pos % total;
         int cls = pos < p->weights[0] ? 0 : 1;
         if (p->q[cls].size) {
-            *next_pos = (pos + 1) % total;
+            *next_pos = pos + 1 == total ? 0 : pos + 1;
             return cls;
         }
         /* The slot's class is empty: its remaining slots are skipped, the
@@ -323,7 +424,7 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
         cls ^= 1;
         if (!p->q[cls].size) return -1;
         uint32_t slot = cls == 1 ? p->weights[0] : 0;
-        *next_pos = (slot + 1) % total;
+        *next_pos = slot + 1 == total ? 0 : slot + 1;
         return cls;
     }
     /* Strict: the starvation guard first, then the highest level. */
@@ -351,9 +452,10 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
     int noack = flags & STREAM_RWR_NOACK, meta = flags & STREAM_RWR_CLAIM_META;
     void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
-    prioClassifyNew(p, s);
+    long long now = commandTimeSnapshot();
     while (!count || sent < count) {
         uint32_t next_pos;
+        prioClassifyAhead(p, s);
         int cls = prioPickClass(p, &next_pos);
         if (cls < 0) break;
         streamID id = *queueHead(&p->q[cls]);
@@ -370,14 +472,14 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
                 /* Delivered before, then SETID moved the group back. */
                 streamFreeNACK(nack);
                 nack = existing;
-                idtreeRemove(&nack->consumer->pel, &id, NULL);
+                streamNACKDetach(cg, nack, &id);
                 nack->consumer = consumer;
-                nack->delivery_time = commandTimeSnapshot();
+                nack->delivery_time = now;
                 nack->delivery_count = 1;
             }
             idtreeInsert(&consumer->pel, &id, nack, NULL);
         }
-        consumer->active_time = commandTimeSnapshot();
+        consumer->active_time = now;
         sent++;
         if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """test_redis8_documents.py -- the state document's parts for issue 11:
-a stream's idempotency window ("idmp") and a group's dead-letter policy
-("dead_letter"), docs/state-format.md.
+a stream's idempotency window ("idmp"), a group's dead-letter policy
+("dead_letter") and its NACK zone (XNACK: "nacked", pending entries
+without consumer), docs/state-format.md.
 
   - a document written by casq with both round-trips: a restarted node
     answers a retried XADD IDMP with the recorded ID, keeps XCFGSET's
@@ -42,6 +43,7 @@ def scenario_roundtrip(work):
     r.execute_command("XGROUP", "CREATE", "jobs", "g", "0")
     r.execute_command("XDEADLETTER", "jobs", "g", "dead", "1")
     r.execute_command("XREADGROUP", "GROUP", "g", "c", "STREAMS", "jobs", ">")
+    r.execute_command("XNACK", "jobs", "g", "FAIL", "IDS", "1", auto)
     r.close()
     check(a.stop() == 0, "roundtrip: clean shutdown")
     doc = json.load(open(os.path.join(d, "queue.json")))
@@ -52,11 +54,18 @@ def scenario_roundtrip(work):
           "roundtrip: the document holds the window as documented (IDMPAUTO's id in base64)", f"{s.get('idmp')}")
     check(s["groups"][0]["dead_letter"] == {"key": "dead", "max_deliveries": 1, "count": 0},
           "roundtrip: ... and the group's dead_letter", f"{s['groups'][0].get('dead_letter')}")
+    g0 = s["groups"][0]
+    check(g0["nacked"] == [auto.decode()] and [p for p in g0["pending"] if p[1] is None] == [[auto.decode(), None, 0, 1]],
+          "roundtrip: ... and the NACK zone (nacked, the pending entry without consumer)", f"{g0}")
     a = Casq(PORT, d, "--stream-id-mode", "liberal").start()
     r = a.client()
     again = r.execute_command("XADD", "jobs", "IDMP", "billing", "order-17", "*", "n", "retry")
     again2 = r.execute_command("XADD", "jobs", "IDMPAUTO", "p2", "*", "b", b"\x00", "a", "1")
     info = r.xinfo_stream(b"jobs")
+    pel = r.xpending_range(b"jobs", b"g", "-", "+", 10)
+    check([(p["message_id"], p["consumer"], p["time_since_delivered"]) for p in pel]
+          == [(eid, b"c", pel[0]["time_since_delivered"]), (auto, b"", -1)],
+          "roundtrip: the released entry is still unowned after the restart", f"{pel}")
     check(again == eid and again2 == auto and r.xlen(b"jobs") == 2,
           "roundtrip: after a restart the retries get the recorded IDs", f"{again} {eid} {again2} {auto}")
     check(info.get("iids-added") == 2 and info.get("iids-duplicates") == 3 and info.get("pids-tracked") == 2,
@@ -122,7 +131,22 @@ def broken_cases():
     def dl_unknown(doc):
         s(doc)["groups"][0]["dead_letter"]["why"] = "x"
 
-    return [("unknown idmp field", unknown_idmp_field, "extra"), ("idmp duration 0", bad_duration, "duration"),
+    def unowned_not_listed(doc):
+        s(doc)["groups"][0]["pending"][0][1] = None
+        s(doc)["groups"][0]["pending"][0][2] = 0
+
+    def nacked_owned(doc):
+        s(doc)["groups"][0]["nacked"] = ["1764423000000-0"]
+
+    def unowned_time(doc):
+        unowned_not_listed(doc)
+        s(doc)["groups"][0]["pending"][0][2] = 5
+        nacked_owned(doc)
+
+    return [("unowned pending entry not in nacked", unowned_not_listed, "nacked"),
+            ("nacked entry with a consumer", nacked_owned, "nacked"),
+            ("unowned pending entry with a delivery time", unowned_time, "delivery time"),
+            ("unknown idmp field", unknown_idmp_field, "extra"), ("idmp duration 0", bad_duration, "duration"),
             ("producer listed twice", dup_pid, "pid"), ("iid entry ID above last_id", id_above_last, "last_id"),
             ("producer without ids", empty_iids, "iids"), ("dead_letter max_deliveries 0", dl_zero, "max_deliveries"),
             ("unknown dead_letter field", dl_unknown, "why")]

@@ -145,6 +145,26 @@ start_server {tags {"stream" "casq-only"}} {
         prio_values [r xreadgroup group g c streams q >]
     } {c e b d g f a}
 
+    # The priority field is read in the entry's stored text (JSON): plain,
+    # escaped and base64 spellings of names and values must all count.
+    test {STRICT: priority values in any spelling: escapes, binary, leading zeros, later fields} {
+        r del q
+        r xadd q * n a priority 09
+        r xadd q * n b priority 12
+        r xadd q * n c priority "1\"2"
+        r xadd q * n d "pri\"ority" 30 priority 3
+        r xadd q * n e "\xff" 31 priority 5
+        r xadd q * n f priority "\xff"
+        r xadd q * n g priority 7 priority 31
+        r xadd q * n h x "q\\" priority 20
+        r xadd q * n i priority -0
+        r xadd q * n j priority 0
+        r xgroup create q g 0 PRIORITY STRICT
+        r xgroup create q g2 0 PRIORITY STRICT FIELD "pri\"ority"
+        list [prio_values [r xreadgroup group g c streams q >]] \
+             [prio_values [r xreadgroup group g2 c count 2 streams q >]]
+    } {{h b g e a c f i d j} {d a}}
+
     test {STRICT: a new high entry overtakes older low ones} {
         r del q
         r xadd q * priority 1 n a

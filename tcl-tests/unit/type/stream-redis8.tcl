@@ -422,7 +422,14 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
     # XNACK (redis.io: xnack)
     # --------------------------------------------------------------------
 
-    test {XNACK: SILENT, FAIL, FATAL adjust the delivery count (xnack)} {
+    test {XNACK: the redis.io example -- released entries have no consumer and idle -1 (xnack)} {
+        r8_setup 2
+        r xreadgroup GROUP g consumer1 STREAMS s >
+        set n [r xnack s g FAIL IDS 2 1-0 2-0]
+        list $n [r xpending s g - + 10]
+    } {2 {{1-0 {} -1 1} {2-0 {} -1 1}}}
+
+    test {XNACK: SILENT, FAIL, FATAL adjust the delivery count; unknown IDs are skipped (xnack)} {
         r8_setup 3
         r xreadgroup GROUP g c STREAMS s >
         r xclaim s g c 0 1-0 2-0 3-0
@@ -430,34 +437,75 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b [r xnack s g FAIL IDS 1 2-0]
         set d [r xnack s g FATAL IDS 2 3-0 9-0]
         list $a $b $d [r8_pel s g]
-    } {1 1 1 {{1-0 c 1} {2-0 c 2} {3-0 c 9223372036854775807}}}
+    } {1 1 1 {{1-0 {} 1} {2-0 {} 2} {3-0 {} 9223372036854775807}}}
 
-    test {XNACK: RETRYCOUNT sets the count; released entries are idle at once (xnack)} {
+    test {XNACK: RETRYCOUNT sets the count whatever the mode (xnack)} {
         r8_setup 1
         r xreadgroup GROUP g c STREAMS s >
-        r xnack s g FAIL IDS 1 1-0 RETRYCOUNT 7
-        set p [lindex [r xpending s g - + 10] 0]
-        list [lindex $p 3] [expr {[lindex $p 2] > 1000000}]
-    } {7 1}
+        r xnack s g FATAL IDS 1 1-0 RETRYCOUNT 7
+        r8_pel s g
+    } {{1-0 {} 7}}
 
-    test {XNACK then XREADGROUP > and CLAIM: > gives new entries only, CLAIM the released first (xnack)} {
+    test {XNACK: the entry leaves its consumer (XPENDING summary and filter, XINFO, history) (xnack)} {
+        r8_setup 3
+        r xreadgroup GROUP g alice STREAMS s >
+        r xnack s g FAIL IDS 1 2-0
+        set sum [r xpending s g]
+        set alice [r xpending s g - + 10 alice]
+        set cons {}
+        foreach c [r xinfo consumers s g] {lappend cons [dict get $c name] [dict get $c pending]}
+        set hist [r8_ids [r8_entries [r xreadgroup GROUP g alice STREAMS s 0]]]
+        set full [lindex [dict get [lindex [dict get [r xinfo stream s FULL] groups] 0] pending] 1]
+        list $sum [llength $alice] $cons $hist [lrange $full 0 2] [dict get [lindex [r xinfo groups s] 0] pending]
+    } {{3 1-0 3-0 {{alice 2}}} 2 {alice 2} {1-0 3-0} {2-0 {} 0} 3}
+
+    test {XNACK FORCE: creates unowned pending entries for existing entries only (xnack)} {
+        r8_setup 4
+        set a [r xnack s g FAIL IDS 3 1-0 2-0 9-0 FORCE]
+        set b [r xnack s g FATAL IDS 1 3-0 FORCE]
+        set d [r xnack s g SILENT IDS 1 4-0 RETRYCOUNT 5 FORCE]
+        set e [r xnack s g FAIL IDS 1 1-0]
+        list $a $b $d $e [r xpending s g - + 10]
+    } {2 1 1 1 {{1-0 {} -1 0} {2-0 {} -1 0} {3-0 {} -1 9223372036854775807} {4-0 {} -1 5}}}
+
+    test {XNACK without FORCE creates nothing (xnack)} {
+        r8_setup 2
+        list [r xnack s g FAIL IDS 2 1-0 2-0] [r xpending s g]
+    } {0 {0 {} {} {}}}
+
+    test {XNACK then XREADGROUP CLAIM: released entries first, in release order, then other idle ones (xnack)} {
+        r8_setup 5
+        r xreadgroup GROUP g alice COUNT 4 STREAMS s >
+        r xnack s g FAIL IDS 1 3-0
+        r xnack s g FAIL IDS 1 1-0
+        r xnack s g FAIL IDS 1 3-0
+        set rep [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
+        set got {}
+        foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
+        list $got [r8_pel s g]
+    } {{{1-0 2} {3-0 2} {2-0 2} {4-0 2} {5-0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 2} {4-0 bob 2} {5-0 bob 1}}}
+
+    test {XNACK then XREADGROUP > and CLAIM: > gives new entries only; CLAIM with COUNT takes the zone first (xnack)} {
         r8_setup 3
         r xreadgroup GROUP g alice COUNT 2 STREAMS s >
         r xnack s g SILENT IDS 1 2-0
         set a [r8_ids [r8_entries [r xreadgroup GROUP g bob COUNT 1 STREAMS s >]]]
         r xadd s 4-0 i 4
-        set rep [r xreadgroup GROUP g bob CLAIM 60000 STREAMS s >]
+        set rep [r xreadgroup GROUP g bob COUNT 1 CLAIM 60000 STREAMS s >]
         set b {}
         foreach e [r8_entries $rep] {lappend b [list [lindex $e 0] [lindex $e 3]]}
         list $a $b [r8_pel s g]
-    } {3-0 {{2-0 1} {4-0 0}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1} {4-0 bob 1}}}
+    } {3-0 {{2-0 1}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1}}}
 
-    test {XNACK then XAUTOCLAIM takes the released entry at once (xnack)} {
-        r8_setup 1
+    test {XNACK then XAUTOCLAIM, XCLAIM and XACK take released entries at once (xnack)} {
+        r8_setup 3
         r xreadgroup GROUP g alice STREAMS s >
-        r xnack s g FAIL IDS 1 1-0
-        lindex [r xautoclaim s g bob 60000 0 JUSTID] 1
-    } {1-0}
+        r xnack s g FAIL IDS 3 1-0 2-0 3-0
+        set a [lindex [r xautoclaim s g bob 60000 0 COUNT 1 JUSTID] 1]
+        set b [r xclaim s g carol 60000 2-0 JUSTID]
+        set d [r xack s g 3-0]
+        list $a $b $d [r8_pel s g] [r xpending s g]
+    } {1-0 2-0 1 {{1-0 bob 1} {2-0 carol 1}} {2 1-0 2-0 {{bob 1} {carol 1}}}}
 
     test {XNACK: errors (xnack)} {
         r8_setup 1
@@ -467,9 +515,9 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         catch {r xnack s g FAIL IDS 2 1-0} e; lappend res $e
         catch {r xnack s g FAIL IDS 1 1-0 RETRYCOUNT -1} e; lappend res $e
         catch {r xnack s g FAIL RETRYCOUNT 1 2} e; lappend res $e
-        catch {r xnack s g FAIL IDS 1 1-0 FORCE} e; lappend res $e
+        catch {r xnack s g FAIL IDS 1 1-0 FORCE EXTRA} e; lappend res $e
         set res
-    } {{ERR syntax error} {NOGROUP No such key 's' or consumer group 'nogroup'} {ERR The `numids` parameter must match the number of arguments} {ERR Invalid RETRYCOUNT option argument for XNACK} {ERR syntax error} {ERR XNACK FORCE is not supported by casq (pending entries always have an owner)}}
+    } {{ERR syntax error} {NOGROUP No such key 's' or consumer group 'nogroup'} {ERR The `numids` parameter must match the number of arguments} {ERR Invalid RETRYCOUNT option argument for XNACK} {ERR syntax error} {ERR syntax error}}
 
     # --------------------------------------------------------------------
     # XADD IDMP / IDMPAUTO, XCFGSET (redis.io: xadd, xcfgset, xinfo-stream)
@@ -674,6 +722,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         list $n [r8_pel s g] [dlq_entries dlq]
     } {1 {{1-0 alice 1}} {{s 2-0 g alice 9223372036854775807 xnack-fatal i 2}}}
 
+    # A released entry has no consumer any more (XNACK), so none is recorded.
     test {Dead-lettering: XNACK FAIL counts, then CLAIM dead-letters it} {
         r del dlq
         r8_setup 1
@@ -683,8 +732,9 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set a [r8_entries [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]]
         r xnack s g FAIL IDS 1 1-0
         set b [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
-        list [lindex $a 0 3] $b [dlq_entries dlq]
-    } {2 {} {{s 1-0 g bob 2 max-deliveries i 1}}}
+        set consumer [dict get [lindex [r xrange dlq - +] 0 1] dlq-consumer]
+        list [lindex $a 0 3] $b [dlq_entries dlq] [string length $consumer]
+    } {2 {} {{s 1-0 g 2 max-deliveries i 1}} 0}
 
     test {Dead-lettering: XINFO GROUPS and STREAM FULL show the policy; OFF removes it} {
         r del dlq
@@ -761,4 +811,26 @@ start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} ca
              [stream_field [r xinfo stream s] idmp-maxsize] [stream_field [r xinfo stream s] iids-tracked] \
              [expr {[r xadd s IDMPAUTO p2 * b 2 a 1] eq $id2}] [r xlen s]
     } {1 3 50 2 1 3}
+}
+
+# The NACK zone is in the state document: after a kill -9 the released
+# entries are still unowned and still claimed first, in release order.
+start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} casq_overrides {stream-id-mode liberal}} {
+    test {XNACK after kill -9: released entries stay unowned, in release order (xnack, casq durability)} {
+        r8_setup 4
+        r xreadgroup GROUP g alice STREAMS s >
+        r xnack s g FAIL IDS 2 4-0 2-0
+        r xnack s g FAIL IDS 1 3-0 RETRYCOUNT 9
+        restart_server 0 kill
+        set pel {}
+        foreach e [r xpending s g - + 10] {
+            lassign $e id consumer idle count
+            if {$consumer ne ""} {set idle owned}
+            lappend pel [list $id $consumer $idle $count]
+        }
+        set rep [r xreadgroup GROUP g bob COUNT 3 CLAIM 0 STREAMS s >]
+        set got {}
+        foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
+        list $pel $got
+    } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 2} {2-0 2} {3-0 10}}}
 }

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""bench_priority_ir.py -- instructions XREADGROUP executes per delivered
+entry on a FAIR priority group and on a plain group, counted by
+valgrind's callgrind (issue 10, docs/priority.md).
+
+A benchmark, not a test: it asserts nothing, it prints figures.
+
+  bench/bench_priority_ir.py          # ENTRIES=60000 COUNT=100
+
+bench_priority.py measures requests/s and CPU time, which on a shared
+machine swing by 15-30% from run to run; an instruction count does not
+depend on the load, so it shows a change of a few percent in the
+delivery path. It is not a time (cache misses and branch costs are not
+in it): use it to compare versions of the code, bench_priority.py for
+throughput.
+
+For each kind, a casq under callgrind (collecting only inside
+xreadCommand, i.e. the command's own work: not the commit, not the
+network) holds ENTRIES entries, half priority 9 then half priority 1,
+and a group at 0 reads them all with XREADGROUP ... COUNT c NOACK.
+Printed: instructions per delivered entry for each kind and the ratio.
+
+Knobs (environment): ENTRIES, COUNT, CASQ_BIN (default
+build/release/casq-server), PORT (default 30890).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+CASQ_BIN = os.environ.get("CASQ_BIN", os.path.join(ROOT, "build", "release", "casq-server"))
+ENTRIES = int(os.environ.get("ENTRIES", "60000"))
+COUNT = int(os.environ.get("COUNT", "100"))
+PORT = int(os.environ.get("PORT", "30890"))
+
+
+def instructions(kind):
+    work = tempfile.mkdtemp(prefix="casq-bench-ir-")
+    out = os.path.join(work, "callgrind.out")
+    binary = os.path.join(work, "casq-server")
+    shutil.copy(CASQ_BIN, binary)
+    proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                             "--toggle-collect=xreadCommand", f"--callgrind-out-file={out}",
+                             binary, "--port", str(PORT), "--bind", "127.0.0.1", "--dir", work],
+                            stdout=open(os.path.join(work, "log"), "wb"), stderr=subprocess.STDOUT)
+    try:
+        r = redis.Redis(port=PORT, socket_timeout=600)
+        for _ in range(600):
+            try:
+                r.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        for prio in ("9", "1"):
+            pipe = r.pipeline(transaction=False)
+            for i in range(ENTRIES // 2):
+                pipe.execute_command("XADD", "q", "*", "priority", prio, "job", "payload-of-a-job")
+                if i % 1000 == 999:
+                    pipe.execute()
+            pipe.execute()
+        extra = ["PRIORITY", "FAIR"] if kind == "priority" else []
+        r.execute_command("XGROUP", "CREATE", "q", "g", "0", *extra)
+        delivered = 0
+        while True:
+            rep = r.execute_command("XREADGROUP", "GROUP", "g", "c", "COUNT", str(COUNT), "NOACK", "STREAMS", "q", ">")
+            if not rep:
+                break
+            delivered += len(rep[0][1])
+        r.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    totals = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True).stdout
+    shutil.rmtree(work, ignore_errors=True)
+    m = re.search(r"([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS", totals)
+    return int(m.group(1).replace(",", "")), delivered
+
+
+def main():
+    res = {}
+    for kind in ("plain", "priority"):
+        ir, n = instructions(kind)
+        res[kind] = ir / max(n, 1)
+        print(f"{kind:>8}: {ir} instructions in XREADGROUP for {n} entries = {res[kind]:.0f} per entry")
+    print(f"priority/plain: {res['priority'] / res['plain']:.3f} (COUNT {COUNT}, {ENTRIES} entries, NOACK)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
