@@ -1099,6 +1099,7 @@ int commitInit(sds *err) {
     for (attempt = 0; attempt < COMMIT_START_ATTEMPTS; attempt++) {
         if (commitInitLoad(cs, err) != C_OK) return commitInitFailed();
         segmentsSealBeforeStart();
+        keysegSealBeforeStart();
         cs->is_broker = 1;
         cs->takeover_pending = 1;
         commitStart(cs);

@@ -83,6 +83,7 @@ typedef struct keysegState {
     long long next_plan_ms;        /* no plan before */
     int next_db;                   /* round-robin over the dbs */
     /* --- statistics (INFO) --- */
+    int before_start;              /* keysegSealBeforeStart is running */
     long long sealed;              /* key segments written and named */
     long long rewritten;           /* ... of which rewrote others */
     long long keys_sealed;         /* keys attached to them */
@@ -545,6 +546,14 @@ static int buildNextQuiet(keySealJob *j, redisDb *db) {
 static void sealDone(void *priv, storeStatus status, const char *err);
 static void buildSchedule(keysegState *ks);
 
+/* Whether j may go on and be attached: the state it was planned on is
+ * still this broker's (or the start-up seal is running). */
+static int sealAllowed(keysegState *ks, keySealJob *j) {
+    if (j->epoch != ks->epoch) return 0;
+    if (ks->before_start) return 1;
+    return !server.loading && commitGetRole() == COMMIT_ROLE_BROKER;
+}
+
 /* The db whose list holds g (SWAPDB may have moved it since the plan). */
 static redisDb *segDb(keySegment *g) {
     for (int j = 0; j < server.cfg.databases; j++)
@@ -575,7 +584,7 @@ static void buildAbort(keysegState *ks, keySealJob *j) {
 static void keysegBuildSlice(keysegState *ks) {
     keySealJob *j = ks->job;
     if (!j || !j->text) return;
-    if (j->epoch != ks->epoch || server.loading || commitGetRole() != COMMIT_ROLE_BROKER) {
+    if (!sealAllowed(ks, j)) {
         buildAbort(ks, j);
         return;
     }
@@ -624,7 +633,8 @@ static void buildSchedule(keysegState *ks) {
 static int sealNext(keysegState *ks, long long now) {
     if (ks->job || now < ks->next_plan_ms || !server.store || !server.store->type->seg_put) return 0;
     ks->next_plan_ms = now + KEYSEG_PLAN_EVERY_MS;
-    uint64_t quiet = quietSeq(ks, now);
+    /* Before the first commit every loaded key is quiet. */
+    uint64_t quiet = ks->before_start ? server.change_seq : quietSeq(ks, now);
     for (int tries = 0; tries < server.cfg.databases; tries++) {
         redisDb *db = &server.db[ks->next_db];
         ks->next_db = (ks->next_db + 1) % server.cfg.databases;
@@ -695,7 +705,7 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
         return;
     }
     ks->job = NULL;
-    int current = j->epoch == ks->epoch && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER;
+    int current = sealAllowed(ks, j);
     if (status != STORE_OK) {
         ks->seal_errors++;
         serverLog(LL_WARNING, "Key segment %s of %llu bytes not written: %s; its keys stay in the root", j->name,
@@ -756,4 +766,31 @@ sds keysegInfo(sds s) {
                         "key_segments_seal_in_progress:%d\r\n",
                         dictSize(ks->byid), sealed_keys, gone, inl, ks->sealed, ks->rewritten, ks->keys_sealed,
                         ks->bytes_sealed, ks->seal_errors, ks->job != NULL);
+}
+
+/* ========================================================================
+ * Before the first commit
+ * ===================================================================== */
+
+/* commitInit, between its load and its first commit: a loaded document
+ * that holds many keys inline (written by a casq before key segments, an
+ * export) is sealed first, so that the first root written is small. Runs
+ * the loop until done. */
+void keysegSealBeforeStart(void) {
+    keysegState *ks = K();
+    if (!ks || !server.store || !server.store->type->seg_put) return;
+    long long start = mstime(), sealed = ks->sealed;
+    ks->before_start = 1;
+    for (;;) {
+        long long errors = ks->seal_errors;
+        ks->next_plan_ms = 0;
+        if (!ks->job && !sealNext(ks, mstime())) break;
+        while (ks->job && ks->job->text) keysegBuildSlice(ks);
+        while (ks->job) event_base_loop(server.el, EVLOOP_ONCE);
+        if (ks->seal_errors > errors) break; /* the store refuses: the rest stays inline */
+    }
+    ks->before_start = 0;
+    if (ks->sealed > sealed)
+        serverLog(LL_NOTICE, "Key segments: sealed %lld before the first commit in %lld ms (the root stays small)",
+                  ks->sealed - sealed, mstime() - start);
 }

@@ -81,6 +81,7 @@ sds keysegNamesAdd(sds names, const char *key, size_t len);
  * Sealing (segment.c)
  * --------------------------------------------------------------------- */
 void keysegCron(int broker);
+void keysegSealBeforeStart(void);
 void keysegCommitDone(int ok);
 sds keysegInfo(sds s);
 

@@ -270,6 +270,21 @@ def test_export(tmp, expect):
           f"{len(keyset(doc) ^ keyset(merged))} records differ")
     n = sum(1 for (db, k) in expect if db in (0, 3))
     check(len(keyset(doc)) == n, f"export: holds all {n} keys", str(len(keyset(doc))))
+    # The export is itself a document, every key inline: loaded, it is
+    # sealed before the first commit, so the first root is small.
+    d2 = tempfile.mkdtemp(prefix="keyseg-export-")
+    try:
+        open(os.path.join(d2, "queue.json"), "wb").write(out.stdout)
+        x = Casq(PORT, d2, *ARGS).start()
+        r = x.client()
+        i = info(r)
+        check(i["key_segments"] > 0 and i["root_bytes_last"] < 4096,
+              "export loaded: its keys are sealed before the first commit (a small first root)",
+              f"key_segments {i['key_segments']}, root_bytes_last {i['root_bytes_last']}")
+        check(snapshot(r) == expect, "export loaded: every key as before")
+        x.stop()
+    finally:
+        shutil.rmtree(d2, ignore_errors=True)
 
 
 def damaged(tmp, name, mutate, expect_words):
