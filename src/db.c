@@ -95,6 +95,7 @@ long long dbTotalServerKeyCount(void) {
 robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
+    o->seg = 0; /* inline until sealed (keyseg.c) */
     o->ptr = ptr;
     o->mod_seq = 0;
     o->lru = LRU_CLOCK();
