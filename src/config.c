@@ -246,6 +246,8 @@ static const configDirective configTable[] = {
      .min = 1024, .max = LLONG_MAX, .default_value = "64kb"},
     {.name = "segment-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_max_bytes),
      .min = 4096, .max = 1LL << 30, .default_value = "4mb"},
+    {.name = "segment-merge-fanout", .type = CONFIG_LONGLONG, .offset = FIELD(segment_merge_fanout),
+     .min = 2, .max = 64, .default_value = "4"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
     {.name = "broker-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(broker_timeout_ms),

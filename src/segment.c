@@ -336,6 +336,8 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     sealJobFree(j);
 }
 
+uint64_t segmentSealThreshold(void) { return (uint64_t)server.cfg.segment_seal_bytes; }
+
 /* Plans and starts the next seal; 1 if one started. */
 static int sealNext(segmentState *ss) {
     unsigned long tries = listLength(ss->queue);
@@ -347,8 +349,9 @@ static int sealNext(segmentState *ss) {
         sealJob *j = zcalloc(sizeof(*j));
         j->name = newSegmentName(ss);
         sds text = NULL;
-        size_t bytes = streamPlanSeal(s, j->name, (size_t)server.cfg.segment_seal_bytes,
-                                      (size_t)server.cfg.segment_max_bytes, server.mstime_cache, &j->plan, &text);
+        size_t bytes = streamPlanSeal(s, j->name, (size_t)segmentSealThreshold(), (size_t)server.cfg.segment_seal_bytes,
+                                      (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
+                                      server.mstime_cache, &j->plan, &text);
         if (!bytes) {
             if (j->plan.later) listAddNodeTail(ss->queue, s); /* still queued: asked again later */
             else s->seal_queued = 0;

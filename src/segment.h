@@ -56,6 +56,10 @@ void segmentRegister(const char *name, uint64_t bytes);   /* a segment record ex
 void segmentUnregister(const char *name, uint64_t bytes); /* ... no more */
 void segmentDropped(const char *name);         /* the state stops naming it */
 
+/* Sealable inline bytes at which a stream is sealed (segment.c judges it
+ * from the settings and the rate of appends). */
+uint64_t segmentSealThreshold(void);
+
 /* INFO persistence fields. */
 sds segmentsInfo(sds s);
 
