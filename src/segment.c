@@ -99,6 +99,10 @@ typedef struct segmentState {
     sds fetch_err;              /* first failure */
     segmentsFetchCallback *fetch_cb; /* where the result goes */
     void *fetch_priv;           /* ... and its argument */
+    /* --- the rate of appends, for the seal threshold --- */
+    uint64_t appended_seen;     /* streamBytesAppended() at the last commit */
+    double batch_ewma;          /* bytes appended per commit (commits that
+                                 * appended any), moving average */
     /* --- statistics (INFO) --- */
     long long sealed;           /* segments written and named */
     long long rewritten;        /* ... of which rewrote others */
@@ -233,7 +237,10 @@ void segmentStreamFreed(stream *s) {
  * Commits
  * ===================================================================== */
 
+static void sealFollowAppends(segmentState *ss);
+
 void segmentsCommitStarted(void) {
+    sealFollowAppends(S());
     for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;
         if (g->stage == GARBAGE_DROPPED) g->stage = GARBAGE_IN_FLIGHT;
@@ -336,7 +343,33 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     sealJobFree(j);
 }
 
-uint64_t segmentSealThreshold(void) { return (uint64_t)server.cfg.segment_seal_bytes; }
+/* The inline tail follows what changes: a stream is sealed once it holds
+ * about segment-seal-commits commits' worth of appends inline, within
+ * segment-seal-min-bytes .. segment-seal-bytes. A root then carries a few
+ * batches of entries whatever the load: at one client a few kilobytes,
+ * under a heavy load up to segment-seal-bytes. */
+#define SEAL_EWMA_WEIGHT 0.125
+
+static void sealFollowAppends(segmentState *ss) {
+    uint64_t now = streamBytesAppended();
+    uint64_t delta = now - ss->appended_seen;
+    ss->appended_seen = now;
+    if (!delta) return; /* a commit of sealing or of other changes */
+    if (delta > (uint64_t)server.cfg.segment_seal_bytes) delta = (uint64_t)server.cfg.segment_seal_bytes;
+    ss->batch_ewma = ss->batch_ewma ? ss->batch_ewma + SEAL_EWMA_WEIGHT * ((double)delta - ss->batch_ewma)
+                                    : (double)delta;
+}
+
+uint64_t segmentSealThreshold(void) {
+    uint64_t max = (uint64_t)server.cfg.segment_seal_bytes;
+    uint64_t min = (uint64_t)server.cfg.segment_seal_min_bytes;
+    if (min > max) min = max;
+    if (!server.cfg.segment_seal_commits || !S()) return max;
+    double want = S()->batch_ewma * (double)server.cfg.segment_seal_commits;
+    if (want <= (double)min) return min;
+    if (want >= (double)max) return max;
+    return (uint64_t)want;
+}
 
 /* Plans and starts the next seal; 1 if one started. */
 static int sealNext(segmentState *ss) {
@@ -349,7 +382,9 @@ static int sealNext(segmentState *ss) {
         sealJob *j = zcalloc(sizeof(*j));
         j->name = newSegmentName(ss);
         sds text = NULL;
-        size_t bytes = streamPlanSeal(s, j->name, (size_t)segmentSealThreshold(), (size_t)server.cfg.segment_seal_bytes,
+        size_t tier_bytes = (size_t)(server.cfg.segment_seal_min_bytes < server.cfg.segment_seal_bytes
+                                         ? server.cfg.segment_seal_min_bytes : server.cfg.segment_seal_bytes);
+        size_t bytes = streamPlanSeal(s, j->name, (size_t)segmentSealThreshold(), tier_bytes,
                                       (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
                                       server.mstime_cache, &j->plan, &text);
         if (!bytes) {
@@ -618,8 +653,10 @@ sds segmentsInfo(sds s) {
                         "segments_fetched:%lld\r\n"
                         "segments_fetched_bytes:%lld\r\n"
                         "segments_cached:%lu\r\n"
+                        "segment_seal_threshold:%llu\r\n"
                         "segment_gc_grace_ms:%lld\r\n",
                         dictSize(ss->named), (unsigned long long)ss->named_bytes, ss->sealed, ss->rewritten,
                         ss->bytes_sealed, ss->seal_errors, ss->job != NULL, pending, ss->deleted, ss->delete_errors,
-                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache), graceMs());
+                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache),
+                        (unsigned long long)segmentSealThreshold(), graceMs());
 }

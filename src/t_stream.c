@@ -270,6 +270,12 @@ static void nodeTouch(streamNode *n) {
     n->gen = ++nodeGenNext;
 }
 
+/* JSON bytes of every entry appended so far (segment.c follows the rate
+ * of appends per commit to size the inline tail). */
+static uint64_t streamAppendedBytes;
+
+uint64_t streamBytesAppended(void) { return streamAppendedBytes; }
+
 /* Nodes freed so far: a streamEntryHint whose count is still current
  * points at a live node. */
 static uint64_t streamNodesFreed;
@@ -825,12 +831,13 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     }
     lp += lpIntSize(numfields + 3 + (same ? 0 : numfields + 1));
 
-    size_t before = nodeInlineBytes(n);
+    size_t before = nodeInlineBytes(n), jbefore = sdslen(n->json);
     nodeAppendEntry(n, &id, argv, numfields); /* (a sealed prefix stays sealed) */
     n->count++;
     n->last_id = id;
     n->lp_entries += (uint32_t)lp;
     s->inline_bytes += nodeInlineBytes(n) - before;
+    if (!server.loading) streamAppendedBytes += sdslen(n->json) - jbefore;
     if (n->seg && n->count == n->seg_count + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
 
     s->length++;

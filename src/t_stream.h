@@ -276,6 +276,8 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
 void streamUnsealAll(stream *s);
 /* Export: every entry inline, no segments (--export-state). */
 void streamSetInlineAll(int on);
+/* JSON bytes of the entries appended since start (not counting loads). */
+uint64_t streamBytesAppended(void);
 /* CRC-32 of a segment object. */
 uint32_t streamSegmentCRC(const char *data, size_t len);
 
