@@ -2839,13 +2839,15 @@ static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
 }
 
 /* Whether a node with inline entries may be sealed now: not while it is
- * being consumed, and a partly sealed node only once it is no longer the
- * tail (sealing it writes its prefix again: once per node, not once per
- * seal while appends go on). */
+ * being consumed. A partly sealed node is sealed whole (its prefix is
+ * written again, into the new segment): the tail only once its suffix is
+ * at least as big as its prefix, so that a node's entries are written
+ * into segments at most about twice, not once per seal while appends go
+ * on; any other node once it stopped being the tail. */
 static int nodeSealableInline(const streamNode *n, const streamNode *tail, long long now_ms) {
     if (!n->count || (n->seg && n->count == n->seg_count)) return 0;
     if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) return 0;
-    return !(n->seg && n == tail);
+    return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
 }
 
 size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t tier_bytes, size_t max_bytes,
