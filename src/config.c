@@ -251,7 +251,7 @@ static const configDirective configTable[] = {
     {.name = "segment-seal-commits", .type = CONFIG_LONGLONG, .offset = FIELD(segment_seal_commits),
      .min = 0, .max = 1000000, .default_value = "4"},
     {.name = "segment-merge-fanout", .type = CONFIG_LONGLONG, .offset = FIELD(segment_merge_fanout),
-     .min = 2, .max = 64, .default_value = "4"},
+     .min = 2, .max = 64, .default_value = "8"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
     {.name = "broker-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(broker_timeout_ms),
