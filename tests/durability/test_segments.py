@@ -50,8 +50,8 @@ from casqtest import (SERVER, Casq, check, document_streams, finish, load_docume
 
 PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
 KILLS = int(os.environ.get("CRASH_KILLS", "10"))
-ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4", "--segment-gc-grace", "0",
-        "--broker-timeout", "200", "--stream-id-mode", "liberal"]
+ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
+        "--segment-gc-grace", "0", "--broker-timeout", "200", "--stream-id-mode", "liberal"]
 KEYS = [b"jobs", b"seg\x00bin\xff"]
 GROUP = b"g"
 UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
