@@ -220,7 +220,8 @@ static void streamDropSegment(stream *s, streamSegment *g) {
 }
 
 static void streamMaybeWantSeal(stream *s) {
-    if (!s->seal_queued && s->inline_bytes >= segmentSealThreshold()) segmentStreamWantsSeal(s);
+    if (!(s->seal_queued & STREAM_SEAL_QUEUED) && s->inline_bytes >= segmentSealThreshold())
+        segmentStreamWantsSeal(s);
 }
 
 /* Where the root's part of a node's entries starts in its text: after the
@@ -2809,7 +2810,9 @@ static int segmentTier(uint64_t bytes, size_t tier_bytes, int fanout) {
     return t;
 }
 
-static int segmentMostlyDead(const streamSegment *g) { return g->live_bytes * 2 < g->bytes; }
+/* Less than half of its entries still live (counted in entries, not
+ * bytes: a small rewritten segment, mostly header, is not dead). */
+static int segmentMostlyDead(const streamSegment *g) { return g->live * 2 < g->count; }
 
 /* Whether g is rewritten by this plan: mostly dead, or small and in the
  * tier being merged (-1: none). */
@@ -2850,8 +2853,8 @@ static int nodeSealableInline(const streamNode *n, const streamNode *tail, long 
     return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
 }
 
-size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t tier_bytes, size_t max_bytes,
-                      int fanout, long long now_ms, streamSealPlan *plan, sds *text) {
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
+                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text) {
     memset(plan, 0, sizeof(*plan));
     *text = NULL;
     if (fanout < 2) fanout = 2;
@@ -2879,25 +2882,31 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t tie
     int merge_tier = -1;
     for (int t = 0; t <= 40 && merge_tier < 0; t++)
         if (tiers[t] >= (uint32_t)fanout) merge_tier = t;
-    int rewrite = dead > 0 || merge_tier >= 0;
-    plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
-    if (inline_ok < seal_bytes && !rewrite) {
-        plan->later = inline_ok + waiting >= seal_bytes;
-        return 0;
-    }
+    int rewrite = dead > 0 || merge_tier >= 0, fresh = inline_ok >= seal_bytes;
+    plan->later = (lane == STREAM_SEAL_NEW ? rewrite : fresh) || inline_ok + waiting >= seal_bytes;
+    if (lane == STREAM_SEAL_NEW ? !fresh : !rewrite) return 0;
+    if (lane == STREAM_SEAL_REWRITE) plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
 
     /* Nodes in ID order, until the segment is full (their texts are copied
      * once, into the segment, after the header that needs their range).
      * A node goes in whole: a partly sealed one moves out of the segment
-     * that holds its prefix. */
+     * that holds its prefix. New entries are found among the inline nodes
+     * only (not a backlog's every node); a rewrite leaves the partly
+     * sealed nodes that the other lane seals. */
     uint32_t alloc = 0;
     size_t bytes = 0;
     streamNode **picked = NULL;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    const idtree *from = lane == STREAM_SEAL_NEW ? &s->inline_nodes : &s->nodes;
+    for (idtreeSeek(&it, from, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
-        int in_rewrite = n->seg && rewrite && segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier);
-        if (!in_rewrite && !nodeSealableInline(n, tail, now_ms)) continue;
+        int inline_ok_node = nodeSealableInline(n, tail, now_ms);
+        if (lane == STREAM_SEAL_NEW) {
+            if (!inline_ok_node) continue;
+        } else if (!n->seg || inline_ok_node ||
+                   !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier)) {
+            continue;
+        }
         if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
         if (!plan->nnodes) nodeFirstEntryID(n, &plan->first_id);
         bytes += sdslen(n->json) + 1;
@@ -2907,9 +2916,7 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t tie
         if (alloc != before) picked = zrealloc(picked, alloc * sizeof(*picked));
         picked[plan->nnodes - 1] = n;
     }
-    /* A rewrite that would only copy one segment as it is, or seal too
-     * little, is not worth a segment. */
-    if (plan->nnodes == 0 || (bytes < seal_bytes && inline_ok < seal_bytes && !dead)) {
+    if (plan->nnodes == 0) {
         zfree(picked);
         streamSealPlanFree(plan);
         return 0;

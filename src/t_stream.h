@@ -106,7 +106,9 @@ typedef struct stream {
     uint32_t segs_alloc;           /* slots allocated in segs */
     uint64_t inline_bytes;         /* JSON bytes of the entries of nodes
                                     * not sealed (written in the root) */
-    int seal_queued;               /* segment.c has it on its list */
+    int seal_queued;               /* segment.c knows it: STREAM_SEAL_QUEUED
+                                    * (on its list) | STREAM_SEAL_JOB(lane)
+                                    * (a seal of it is being written) */
     uint64_t length;               /* live entries */
     streamID last_id;              /* last generated ID (XADD / XSETID) */
     streamID first_id;             /* first live entry, 0-0 when empty:
@@ -240,6 +242,15 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
  * Segments (segment.c drives them; the nodes are t_stream.c's)
  * --------------------------------------------------------------------- */
 
+/* stream.seal_queued bits. */
+#define STREAM_SEAL_QUEUED 1
+#define STREAM_SEAL_JOB(lane) (2 << (lane))
+/* What a seal writes (segment.c's lanes): a stream's inline entries, or
+ * the nodes of segments worth rewriting (mostly dead, or small ones to
+ * merge). The two never pick the same node. */
+#define STREAM_SEAL_NEW 0
+#define STREAM_SEAL_REWRITE 1
+
 /* A run of nodes chosen to be written into a new segment: each node's
  * entries as they were when planned (appends may follow: the segment
  * holds the first counts[i] of them). */
@@ -254,18 +265,21 @@ typedef struct streamSealPlan {
     streamID first_id;     /* first of them */
     streamID last_id;      /* last of them */
     uint32_t merged;       /* segments the plan empties (compaction) */
-    int later;             /* nothing now, but nodes being consumed will
-                            * be sealable once quiet: ask again */
+    int later;             /* more to do (the other lane's work, or
+                            * nodes being consumed that will be sealable
+                            * once quiet): ask again */
 } streamSealPlan;
 
-/* Plans the next segment of s: sealable inline entries (the tail node's
- * too, as a prefix; not a node being consumed right now) when there are
- * at least seal_bytes of them, and the nodes of segments worth rewriting
- * (mostly dead, or fanout small ones of a size tier -- tier_bytes x
- * fanout^k -- to merge), up to max_bytes. Returns the segment's bytes
- * (text made in *text, entries in order) or 0 if there is nothing to do. */
-size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t tier_bytes, size_t max_bytes,
-                      int fanout, long long now_ms, streamSealPlan *plan, sds *text);
+/* Plans the next segment of s in a lane: STREAM_SEAL_NEW, sealable
+ * inline entries (the tail node's too, as a prefix; not a node being
+ * consumed right now) when there are at least seal_bytes of them;
+ * STREAM_SEAL_REWRITE, the nodes of segments worth rewriting (mostly dead,
+ * or fanout small ones of a size tier -- tier_bytes x fanout^k -- to
+ * merge). Up to max_bytes. Returns the segment's bytes (text made in
+ * *text, entries in order) or 0 if there is nothing to do; plan->later
+ * says whether s has (or will soon have) work in either lane. */
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
+                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text);
 void streamSealPlanFree(streamSealPlan *plan);
 /* The segment of the plan is durable: the planned nodes that did not
  * change meanwhile now point at it. Returns the number of nodes sealed (0:
