@@ -2917,8 +2917,10 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
         picked[plan->nnodes - 1] = n;
     }
     if (plan->nnodes == 0) {
+        int later = plan->later;
         zfree(picked);
         streamSealPlanFree(plan);
+        plan->later = later;
         return 0;
     }
     sds t = sdsMakeRoomFor(sdsempty(), bytes + 256);
