@@ -245,7 +245,7 @@ static const configDirective configTable[] = {
     {.name = "segment-seal-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_seal_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "64kb"},
     {.name = "segment-max-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_max_bytes),
-     .min = 4096, .max = 1LL << 30, .default_value = "4mb"},
+     .min = 4096, .max = 1LL << 30, .default_value = "16mb"},
     {.name = "segment-seal-min-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_seal_min_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "4kb"},
     {.name = "segment-seal-commits", .type = CONFIG_LONGLONG, .offset = FIELD(segment_seal_commits),
