@@ -50,7 +50,7 @@ nodes = []  # the two Casq objects; clients try both
 
 
 def port():
-    p = pick_port(27720, span=20, avoid=tuple(_used))
+    p = pick_port(int(os.environ.get("SEGFAIL_PORT_BASE", "27720")), span=20, avoid=tuple(_used))
     _used.add(p)
     return p
 
