@@ -3312,7 +3312,9 @@ static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *sr
 
 /* Appends every entry: the root's and the segments' live ones, merged in
  * ID order. A node never mixes sources, so that the nodes made from a
- * segment are sealed in it again, exactly as the root says. */
+ * segment are sealed in it again, exactly as the root says (a node that
+ * was sealed as a prefix comes back as two nodes: the prefix, sealed, and
+ * the suffix, inline -- the next root is the same). */
 static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const streamID *last_id,
                                 sds *err) {
     int nsegs = 0;
