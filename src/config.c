@@ -249,7 +249,7 @@ static const configDirective configTable[] = {
     {.name = "segment-seal-min-bytes", .type = CONFIG_MEMORY, .offset = FIELD(segment_seal_min_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "4kb"},
     {.name = "segment-seal-commits", .type = CONFIG_LONGLONG, .offset = FIELD(segment_seal_commits),
-     .min = 0, .max = 1000000, .default_value = "4"},
+     .min = 0, .max = 1000000, .default_value = "2"},
     {.name = "segment-merge-fanout", .type = CONFIG_LONGLONG, .offset = FIELD(segment_merge_fanout),
      .min = 2, .max = 64, .default_value = "8"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
