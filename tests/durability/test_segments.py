@@ -23,7 +23,8 @@ a few seconds:
   4. damaged segments: a missing segment, a corrupt one (CRC-32), a root
      record with a wrong live_count: casq refuses to start, names the
      segment and the problem, and writes nothing.
-  0. partial: a tail node sealed as a prefix, only its suffix in the
+  0. threshold: the seal threshold follows the appends per commit.
+     partial: a tail node sealed as a prefix, only its suffix in the
      root; a restart re-seals it exactly.
   5. format 1: a format 1 document (as an earlier casq wrote it) loads;
      the first commits write format 2 and seal it into segments; the
@@ -432,7 +433,39 @@ def partial_phase():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def threshold_phase():
+    """The seal threshold follows the appends per commit: at one entry per
+    commit it is segment-seal-min-bytes; with 100 entries per commit (one
+    MULTI/EXEC) about segment-seal-commits x their bytes; and back."""
+    d = tempfile.mkdtemp(prefix="casq-threshold-")
+    casq = Casq(PORT, d).start()  # the defaults: 2 commits' worth, 4kb .. 64kb
+    r = casq.client()
+
+    def threshold():
+        return info_int(r, "segment_seal_threshold")
+
+    for i in range(40):
+        r.xadd(b"t", {b"f": b"v" * 100})
+    single = threshold()
+    for i in range(40):
+        p = r.pipeline(transaction=True)
+        for k in range(100):
+            p.xadd(b"t", {b"f": b"v" * 100})
+        p.execute()
+    batched = threshold()
+    for i in range(60):
+        r.xadd(b"t", {b"f": b"v" * 100})
+    again = threshold()
+    check(single == 4096 and 16384 <= batched <= 40000 and again == 4096,
+          "threshold: follows the appends per commit (min at one entry, ~2 commits' worth at 100)",
+          f"{single}, {batched}, {again}")
+    r.close()
+    casq.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
+    threshold_phase()
     partial_phase()
     datadir = tempfile.mkdtemp(prefix="casq-segments-")
     snapshot, root_bytes = crash_phase(datadir)
