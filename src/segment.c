@@ -66,16 +66,13 @@ typedef struct segNamed {
     uint64_t bytes;      /* its size */
 } segNamed;
 
-/* Seals in flight at once, one per lane: two of new entries (when the
- * disk is slow, a second one starts once the threshold is reached again
- * meanwhile) and one rewrite, so that merging big segments never holds
- * back the sealing of new entries (meanwhile they would ride in every
- * root). */
-#define SEAL_LANES 3
-static const int sealLaneKind[SEAL_LANES] = {STREAM_SEAL_NEW, STREAM_SEAL_NEW, STREAM_SEAL_REWRITE};
+/* Two seals may be in flight, one per lane, so that merging big segments
+ * never holds back the sealing of new entries (meanwhile they would ride
+ * in every root). The lanes' plans never share a node. */
+#define SEAL_LANES 2
 
 typedef struct sealJob {
-    int lane;            /* its lane (sealLaneKind says what it writes) */
+    int lane;            /* STREAM_SEAL_NEW or STREAM_SEAL_REWRITE */
     stream *s;           /* the stream, NULL once it was freed */
     streamSealPlan plan; /* the nodes written */
     sds name;            /* the segment */
@@ -327,7 +324,6 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     ss->jobs[j->lane] = NULL;
     dictDelete(ss->writing, j->name);
     stream *s = j->s;
-    if (s && sealLaneKind[j->lane] == STREAM_SEAL_NEW) streamSealPlanRelease(s, &j->plan);
     if (status != STORE_OK) {
         ss->seal_errors++;
         serverLog(LL_WARNING, "Segment %s of %llu bytes not written: %s; its entries stay in the root", j->name,
@@ -407,7 +403,7 @@ static int sealNextInLane(segmentState *ss, int lane) {
         sds text = NULL;
         size_t tier_bytes = (size_t)(server.cfg.segment_seal_min_bytes < server.cfg.segment_seal_bytes
                                          ? server.cfg.segment_seal_min_bytes : server.cfg.segment_seal_bytes);
-        size_t bytes = streamPlanSeal(s, sealLaneKind[lane], j->name, (size_t)segmentSealThreshold(), tier_bytes,
+        size_t bytes = streamPlanSeal(s, lane, j->name, (size_t)segmentSealThreshold(), tier_bytes,
                                       (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
                                       server.mstime_cache, &j->plan, &text);
         if (j->plan.later) segmentStreamWantsSeal(s); /* asked again later, or by the other lane */

@@ -617,7 +617,6 @@ static streamNode *nodeDup(const streamNode *src) {
     n->seg = NULL; /* a copy writes its own segments */
     n->seg_count = n->seg_idx = 0;
     n->seg_json = 0;
-    n->seal_pending = 0;
     n->idx = NULL;
     if (src->idx_alloc) {
         n->idx = zmalloc(src->idx_alloc);
@@ -2854,9 +2853,8 @@ static int nodeSealableInline(const streamNode *n, const streamNode *tail, long 
     return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
 }
 
-size_t streamPlanSeal(stream *s, int kind, const char *name, size_t seal_bytes, size_t tier_bytes,
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
                       size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text) {
-    int lane = kind; /* (the kind of plan: STREAM_SEAL_NEW or _REWRITE) */
     memset(plan, 0, sizeof(*plan));
     *text = NULL;
     if (fanout < 2) fanout = 2;
@@ -2871,7 +2869,7 @@ size_t streamPlanSeal(stream *s, int kind, const char *name, size_t seal_bytes, 
     idtreeIter it;
     for (idtreeSeek(&it, &s->inline_nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (!n->count || n->seal_pending) continue; /* (being sealed already) */
+        if (!n->count) continue;
         if (nodeSealableInline(n, tail, now_ms)) inline_ok += nodeInlineBytes(n) + 1;
         else waiting += nodeInlineBytes(n) + 1;
     }
@@ -2904,7 +2902,7 @@ size_t streamPlanSeal(stream *s, int kind, const char *name, size_t seal_bytes, 
         if (!n->count) continue;
         int inline_ok_node = nodeSealableInline(n, tail, now_ms);
         if (lane == STREAM_SEAL_NEW) {
-            if (!inline_ok_node || n->seal_pending) continue;
+            if (!inline_ok_node) continue;
         } else if (!n->seg || inline_ok_node ||
                    !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier)) {
             continue;
@@ -2942,18 +2940,9 @@ size_t streamPlanSeal(stream *s, int kind, const char *name, size_t seal_bytes, 
         t = sdscatlen(t, picked[i]->json, sdslen(picked[i]->json));
     }
     t = sdscatlen(t, "]}\n", 3);
-    if (lane == STREAM_SEAL_NEW)
-        for (uint32_t i = 0; i < plan->nnodes; i++) picked[i]->seal_pending = 1;
     zfree(picked);
     *text = t;
     return sdslen(t);
-}
-
-void streamSealPlanRelease(stream *s, const streamSealPlan *plan) {
-    for (uint32_t i = 0; i < plan->nnodes; i++) {
-        streamNode *n = idtreeFind(&s->nodes, &plan->masters[i]);
-        if (n) n->seal_pending = 0;
-    }
 }
 
 void streamSealPlanFree(streamSealPlan *plan) {

@@ -64,8 +64,6 @@ typedef struct streamNode {
                              * appends leave the existing entries as they
                              * are, and gen with them */
     long long mod_ms;       /* unix ms of the last removal of entries */
-    uint8_t seal_pending;   /* a seal of new entries being written holds
-                             * it: another one leaves it alone */
 } streamNode;
 
 /* A segment (design.md §3, docs/state-format.md): an immutable object in
@@ -249,9 +247,7 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
 #define STREAM_SEAL_JOB(lane) (2 << (lane))
 /* What a seal writes (segment.c's lanes): a stream's inline entries, or
  * the nodes of segments worth rewriting (mostly dead, or small ones to
- * merge). Seals of new entries in flight at once never pick the same
- * node (seal_pending), nor does a rewrite pick a node a seal of new
- * entries would take. */
+ * merge). The two never pick the same node. */
 #define STREAM_SEAL_NEW 0
 #define STREAM_SEAL_REWRITE 1
 
@@ -282,12 +278,9 @@ typedef struct streamSealPlan {
  * merge). Up to max_bytes. Returns the segment's bytes (text made in
  * *text, entries in order) or 0 if there is nothing to do; plan->later
  * says whether s has (or will soon have) work in either lane. */
-size_t streamPlanSeal(stream *s, int kind, const char *name, size_t seal_bytes, size_t tier_bytes,
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
                       size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text);
 void streamSealPlanFree(streamSealPlan *plan);
-/* A STREAM_SEAL_NEW plan's write is over (attached or not): its nodes may
- * be planned again. */
-void streamSealPlanRelease(stream *s, const streamSealPlan *plan);
 /* The segment of the plan is durable: the planned nodes that did not
  * change meanwhile now point at it. Returns the number of nodes sealed (0:
  * nothing uses the segment, which the caller deletes). */
