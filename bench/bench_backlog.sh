@@ -23,7 +23,8 @@
 # plus the pending lists, bytes written per appended byte <= 3.
 #
 # Knobs: BACKLOGS="0 1000000" SECS=5 CLIENTS="1 50" PORT_BASE=26400
-#        (uses 26400-26499) KEEP=1 CASQ_BIN=path
+#        (uses 26400-26499) KEEP=1 CASQ_BIN=path JOBS=0 (skip the job loop)
+#        CASQ_ARGS="--segment-seal-bytes 16384 ..." (casq's options)
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +33,8 @@ SECS=${SECS:-5}
 CLIENTS=${CLIENTS:-"1 50"}
 PORT_BASE=${PORT_BASE:-26400}
 CASQ_BIN=${CASQ_BIN:-$ROOT/build/release/casq-server}
+CASQ_ARGS=${CASQ_ARGS:-}
+JOBS=${JOBS:-1}
 BENCH=$ROOT/build/bench
 BENCH_NAME=bench_backlog
 . "$ROOT/bench/lib.sh"
@@ -96,7 +99,7 @@ for n in $BACKLOGS; do
     echo
     echo "## backlog $n entries"
     # --- casq: start on the inline document, let it seal, restart ---
-    startServer casq casq
+    startServer casq casq $CASQ_ARGS
     stopServer casq
     if [ "$n" -gt 0 ]; then
         rm -f "${DIR[casq]}"/queue.json*
@@ -104,14 +107,14 @@ for n in $BACKLOGS; do
         echo "inline document: $(stat -c %s "${DIR[casq]}/queue.json") bytes"
     fi
     t0=$(date +%s%3N)
-    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" >>"${DIR[casq]}/log" 2>&1 &
+    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" $CASQ_ARGS >>"${DIR[casq]}/log" 2>&1 &
     PID[casq]=$!
     echo "casq load, inline: $(ready_ms "$t0" "${PORT[casq]}") ms"
     settle casq
     echo "sealed: $(info casq segments) segments, $(info casq segments_bytes) bytes; root $(info casq root_bytes_last) bytes"
     stopServer casq
     t0=$(date +%s%3N)
-    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" >>"${DIR[casq]}/log" 2>&1 &
+    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" $CASQ_ARGS >>"${DIR[casq]}/log" 2>&1 &
     PID[casq]=$!
     echo "casq load, from segments: $(ready_ms "$t0" "${PORT[casq]}") ms (root $(stat -c %s "${DIR[casq]}/queue.json") bytes)"
     # --- redis with the same backlog ---
@@ -119,8 +122,8 @@ for n in $BACKLOGS; do
     [ "$n" -gt 0 ] && redis_fill redis "$n"
     echo "redis backlog: $(cli redis xlen $KEY) entries"
 
-    printf '%8s %10s %10s %6s | %8s %8s | %8s %8s | %12s %10s\n' clients casq/s redis/s ratio "casq p50" "redis p50" \
-        "casq p99" "redis p99" "root B/commit" "written/B"
+    printf '%8s %10s %10s %6s | %8s %8s | %8s %8s | %12s %10s %s\n' clients casq/s redis/s ratio "casq p50" "redis p50" \
+        "casq p99" "redis p99" "root B/commit" "written/B" "(root+seg)"
     for c in $CLIENTS; do
         c0=$(info casq commits); w0=$(total_written casq); d0=$(info casq store_file_bytes_written)
         outc=$("$BENCH/xadd_load" -p "${PORT[casq]}" -c "$c" -d "$SECS" -w 1 -k $KEY -s 100)
@@ -134,13 +137,16 @@ for n in $BACKLOGS; do
         RES[$n,$c,p50]=$(field p50_ms <<<"$outc")
         # Bytes of one entry as the document holds it: ["<id>","p","<100>"].
         perentry=130
-        printf '%8s %10.0f %10.0f %6s | %8s %8s | %8s %8s | %12s %10s\n' "$c" "$a" "$b" "$(ratio "$a" "$b")" \
+        printf '%8s %10.0f %10.0f %6s | %8s %8s | %8s %8s | %12s %10s %s\n' "$c" "$a" "$b" "$(ratio "$a" "$b")" \
             "$(field p50_ms <<<"$outc")" "$(field p50_ms <<<"$outr")" "$(field p99_ms <<<"$outc")" \
             "$(field p99_ms <<<"$outr")" "$(awk -v d=$((d1 - d0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f", c ? d / c : 0 }')" \
-            "$(awk -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry 'BEGIN { printf "%.2f", a ? w / (a * e) : 0 }')"
+            "$(awk -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry 'BEGIN { printf "%.2f", a ? w / (a * e) : 0 }')" \
+            "$(awk -v d=$((d1 - d0)) -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry \
+                'BEGIN { printf "%.2f+%.2f", a ? d / (a * e) : 0, a ? (w - d) / (a * e) : 0 }')"
     done
     stopServer redis
     # --- the job loop on the backlog ---
+    [ "$JOBS" = 1 ] || { stopServer casq; continue; }
     out=$("$BENCH/durable_bench" -p "${PORT[casq]}" -P 4 -W 4 -c 10 -k $KEY -b "$n" -l 10000 -d "$SECS")
     alive casq
     RES[$n,jobs]=$(field jobs_per_sec <<<"$out")
@@ -159,5 +165,5 @@ if [ $# -ge 2 ]; then
     for c in $CLIENTS; do
         echo "xadd $c clients: $(ratio "${RES[$last,$c]}" "${RES[$first,$c]}") (p50 ${RES[$last,$c,p50]} vs ${RES[$first,$c,p50]} ms)"
     done
-    echo "job loop: $(ratio "${RES[$last,jobs]}" "${RES[$first,jobs]}")"
+    [ "$JOBS" = 1 ] && echo "job loop: $(ratio "${RES[$last,jobs]}" "${RES[$first,jobs]}")"
 fi

@@ -42,7 +42,7 @@
 #define KEYSEG_RING 64             /* change_seq samples kept */
 #define KEYSEG_SAMPLE_MS 25        /* ... at most one per this */
 #define KEYSEG_PLAN_EVERY_MS 50    /* plans tried at most this often */
-#define KEYSEG_MERGE_FANOUT 4      /* segments of a size class merged */
+#define KEYSEG_MAX_FANOUT 64       /* segment-merge-fanout's bound */
 
 typedef struct keySealKey {
     sds key;          /* the key (a copy) */
@@ -363,8 +363,8 @@ static int sealable(robj *o, uint64_t quiet) {
 static int sizeClass(uint64_t bytes) {
     uint64_t c = (uint64_t)server.cfg.segment_seal_bytes;
     int k = 0;
-    while (bytes >= c * KEYSEG_MERGE_FANOUT && k < 30) {
-        c *= KEYSEG_MERGE_FANOUT;
+    while (bytes >= c * (uint64_t)server.cfg.segment_merge_fanout && k < 30) {
+        c *= (uint64_t)server.cfg.segment_merge_fanout;
         k++;
     }
     return k;
@@ -397,7 +397,7 @@ static size_t goneBudget(uint64_t sealed_bytes) {
 /* Picks the segments of db to rewrite into `from`: one whose live share is
  * below half, or the one whose gone list is the largest share of its size
  * while the gone lists weigh more than goneBudget in the root, or the
- * KEYSEG_MERGE_FANOUT smallest of a size class, merged into one of the
+ * segment-merge-fanout smallest of a size class, merged into one of the
  * next (at most segment-max-bytes). */
 static size_t pickRewrites(redisDb *db, keySegment **from) {
     size_t gone_bytes = 0;
@@ -422,13 +422,13 @@ static size_t pickRewrites(redisDb *db, keySegment **from) {
         return 1;
     }
     for (int k = 0; k < 31; k++) {
-        if (counts[k] < KEYSEG_MERGE_FANOUT) continue;
+        if (counts[k] < server.cfg.segment_merge_fanout) continue;
         uint64_t next = (uint64_t)server.cfg.segment_seal_bytes;
-        for (int i = 0; i <= k; i++) next *= KEYSEG_MERGE_FANOUT;
+        for (int i = 0; i <= k; i++) next *= (uint64_t)server.cfg.segment_merge_fanout;
         if (next > (uint64_t)server.cfg.segment_max_bytes) continue;
         size_t n = 0;
         uint64_t total = 0;
-        for (listNode *ln = listFirst(db->keysegs); ln && n < KEYSEG_MERGE_FANOUT; ln = ln->next) {
+        for (listNode *ln = listFirst(db->keysegs); ln && n < (size_t)server.cfg.segment_merge_fanout; ln = ln->next) {
             keySegment *g = ln->value;
             if (sizeClass(g->bytes) != k) continue;
             from[n++] = g;
@@ -464,7 +464,7 @@ static void jobAddCandidate(keySealJob *j, sds key, robj *o, size_t *alloc) {
 
 /* Plans a seal of db; NULL if there is nothing worth writing. */
 static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
-    keySegment *from[KEYSEG_MERGE_FANOUT];
+    keySegment *from[KEYSEG_MAX_FANOUT];
     size_t nfrom = pickRewrites(db, from);
     size_t max = (size_t)server.cfg.segment_max_bytes, room = max, quiet_bytes = 0;
     for (size_t i = 0; i < nfrom; i++) {

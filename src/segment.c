@@ -67,7 +67,13 @@ typedef struct segNamed {
     uint64_t bytes;      /* its size */
 } segNamed;
 
+/* Two seals may be in flight, one per lane, so that merging big segments
+ * never holds back the sealing of new entries (meanwhile they would ride
+ * in every root). The lanes' plans never share a node. */
+#define SEAL_LANES 2
+
 typedef struct sealJob {
+    int lane;            /* STREAM_SEAL_NEW or STREAM_SEAL_REWRITE */
     stream *s;           /* the stream, NULL once it was freed */
     streamSealPlan plan; /* the nodes written */
     sds name;            /* the segment */
@@ -78,8 +84,8 @@ typedef struct sealJob {
 
 typedef struct segmentState {
     /* --- sealing --- */
-    list *queue;                /* stream* with seal_queued set */
-    sealJob *job;               /* the seal in flight, or NULL */
+    list *queue;                /* stream* with STREAM_SEAL_QUEUED set */
+    sealJob *jobs[SEAL_LANES];  /* the seals in flight, by lane */
     dict *writing;              /* names being written (set) */
     unsigned long long next_name; /* names made by this process */
     int before_start;           /* segmentsSealBeforeStart is running */
@@ -100,6 +106,10 @@ typedef struct segmentState {
     sds fetch_err;              /* first failure */
     segmentsFetchCallback *fetch_cb; /* where the result goes */
     void *fetch_priv;           /* ... and its argument */
+    /* --- the rate of appends, for the seal threshold --- */
+    uint64_t appended_seen;     /* streamBytesAppended() at the last commit */
+    double batch_ewma;          /* bytes appended per commit (commits that
+                                 * appended any), moving average */
     /* --- statistics (INFO) --- */
     long long sealed;           /* segments written and named */
     long long rewritten;        /* ... of which rewrote others */
@@ -157,7 +167,8 @@ void segmentsFree(void) {
     segmentState *ss = S();
     if (!ss) return;
     listRelease(ss->queue);
-    if (ss->job) sealJobFree(ss->job);
+    for (int l = 0; l < SEAL_LANES; l++)
+        if (ss->jobs[l]) sealJobFree(ss->jobs[l]);
     dictRelease(ss->writing);
     dictRelease(ss->named);
     listRelease(ss->garbage);
@@ -217,8 +228,8 @@ void segmentDropped(const char *name) {
 }
 
 void segmentStreamWantsSeal(stream *s) {
-    if (!S()) return;
-    s->seal_queued = 1;
+    if (!S() || (s->seal_queued & STREAM_SEAL_QUEUED)) return;
+    s->seal_queued |= STREAM_SEAL_QUEUED;
     listAddNodeTail(S()->queue, s);
 }
 
@@ -227,14 +238,18 @@ void segmentStreamFreed(stream *s) {
     if (!ss) return; /* after shutdown freed the books, or before they exist */
     listNode *ln = listSearchKey(ss->queue, s);
     if (ln) listDelNode(ss->queue, ln);
-    if (ss->job && ss->job->s == s) ss->job->s = NULL;
+    for (int l = 0; l < SEAL_LANES; l++)
+        if (ss->jobs[l] && ss->jobs[l]->s == s) ss->jobs[l]->s = NULL;
 }
 
 /* ========================================================================
  * Commits
  * ===================================================================== */
 
+static void sealFollowAppends(segmentState *ss);
+
 void segmentsCommitStarted(void) {
+    sealFollowAppends(S());
     for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;
         if (g->stage == GARBAGE_DROPPED) g->stage = GARBAGE_IN_FLIGHT;
@@ -245,7 +260,7 @@ void segmentsCommitDone(int ok) {
     segmentState *ss = S();
     /* Seal right away, not at the next cron tick: under load a tick's
      * worth of appends would otherwise ride in every root meanwhile. */
-    if (ok && !ss->job && listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
+    if (ok && listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
         server.store->type->seg_put)
         sealNext(ss);
     keysegCommitDone(ok);
@@ -336,10 +351,9 @@ void segmentDeleteUnnamed(const char *name) {
 static void sealDone(void *priv, storeStatus status, const char *err) {
     segmentState *ss = S();
     sealJob *j = priv;
-    ss->job = NULL;
+    ss->jobs[j->lane] = NULL;
     dictDelete(ss->writing, j->name);
     stream *s = j->s;
-    if (s) s->seal_queued = 0;
     if (status != STORE_OK) {
         ss->seal_errors++;
         serverLog(LL_WARNING, "Segment %s of %llu bytes not written: %s; its entries stay in the root", j->name,
@@ -362,39 +376,90 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
         }
     }
     /* More may be sealable already (more arrived, or a rewrite is due). */
-    if (s && !s->seal_queued) segmentStreamWantsSeal(s);
+    if (s) {
+        s->seal_queued &= ~STREAM_SEAL_JOB(j->lane);
+        segmentStreamWantsSeal(s);
+    }
     sealJobFree(j);
 }
 
-/* Plans and starts the next seal; 1 if one started. */
-static int sealNext(segmentState *ss) {
+/* The inline tail follows what changes: a stream is sealed once it holds
+ * about segment-seal-commits commits' worth of appends inline, within
+ * segment-seal-min-bytes .. segment-seal-bytes. A root then carries a few
+ * batches of entries whatever the load: at one client a few kilobytes,
+ * under a heavy load up to segment-seal-bytes. */
+#define SEAL_EWMA_WEIGHT 0.125
+
+static void sealFollowAppends(segmentState *ss) {
+    uint64_t now = streamBytesAppended();
+    uint64_t delta = now - ss->appended_seen;
+    ss->appended_seen = now;
+    if (!delta) return; /* a commit of sealing or of other changes */
+    if (delta > (uint64_t)server.cfg.segment_seal_bytes) delta = (uint64_t)server.cfg.segment_seal_bytes;
+    ss->batch_ewma = ss->batch_ewma ? ss->batch_ewma + SEAL_EWMA_WEIGHT * ((double)delta - ss->batch_ewma)
+                                    : (double)delta;
+}
+
+uint64_t segmentSealThreshold(void) {
+    uint64_t max = (uint64_t)server.cfg.segment_seal_bytes;
+    uint64_t min = (uint64_t)server.cfg.segment_seal_min_bytes;
+    if (min > max) min = max;
+    if (!server.cfg.segment_seal_commits || !S()) return max;
+    double want = S()->batch_ewma * (double)server.cfg.segment_seal_commits;
+    if (want <= (double)min) return min;
+    if (want >= (double)max) return max;
+    return (uint64_t)want;
+}
+
+static int sealsInFlight(segmentState *ss) {
+    int n = 0;
+    for (int l = 0; l < SEAL_LANES; l++) n += ss->jobs[l] != NULL;
+    return n;
+}
+
+/* Plans and starts the next seal of a lane; 1 if one started. A stream
+ * stays queued while it has work for a lane (plan.later). */
+static int sealNextInLane(segmentState *ss, int lane) {
     unsigned long tries = listLength(ss->queue);
     if (tries > SEG_SEAL_TRIES_PER_CRON) tries = SEG_SEAL_TRIES_PER_CRON;
     while (tries-- && listLength(ss->queue)) {
         listNode *ln = listFirst(ss->queue);
         stream *s = ln->value;
         listDelNode(ss->queue, ln);
+        s->seal_queued &= ~STREAM_SEAL_QUEUED;
         sealJob *j = zcalloc(sizeof(*j));
+        j->lane = lane;
         j->name = newSegmentName(ss);
         sds text = NULL;
-        size_t bytes = streamPlanSeal(s, j->name, (size_t)server.cfg.segment_seal_bytes,
-                                      (size_t)server.cfg.segment_max_bytes, server.mstime_cache, &j->plan, &text);
+        size_t tier_bytes = (size_t)(server.cfg.segment_seal_min_bytes < server.cfg.segment_seal_bytes
+                                         ? server.cfg.segment_seal_min_bytes : server.cfg.segment_seal_bytes);
+        size_t bytes = streamPlanSeal(s, lane, j->name, (size_t)segmentSealThreshold(), tier_bytes,
+                                      (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
+                                      server.mstime_cache, &j->plan, &text);
+        if (j->plan.later) segmentStreamWantsSeal(s); /* asked again later, or by the other lane */
         if (!bytes) {
-            if (j->plan.later) listAddNodeTail(ss->queue, s); /* still queued: asked again later */
-            else s->seal_queued = 0;
             sealJobFree(j);
             continue;
         }
-        j->s = s; /* seal_queued stays set: segmentStreamFreed finds the job */
+        j->s = s; /* its bit in seal_queued: segmentStreamFreed finds the job */
+        s->seal_queued |= STREAM_SEAL_JOB(lane);
         j->bytes = bytes;
         j->crc = streamSegmentCRC(text, sdslen(text));
         j->rewrite = j->plan.merged > 0;
         dictAdd(ss->writing, sdsdup(j->name), NULL);
-        ss->job = j;
+        ss->jobs[lane] = j;
         server.store->type->seg_put(server.store, j->name, text, sealDone, j);
         return 1;
     }
     return 0;
+}
+
+/* Starts a seal in each idle lane that has work; 1 if any started. */
+static int sealNext(segmentState *ss) {
+    int started = 0;
+    for (int lane = 0; lane < SEAL_LANES; lane++)
+        if (!ss->jobs[lane]) started |= sealNextInLane(ss, lane);
+    return started;
 }
 
 void segmentsSealBeforeStart(void) {
@@ -403,8 +468,8 @@ void segmentsSealBeforeStart(void) {
     long long start = mstime(), sealed = ss->sealed;
     ss->before_start = 1;
     for (;;) {
-        if (!ss->job && !sealNext(ss)) break; /* nothing (more) to seal now */
-        while (ss->job) event_base_loop(server.el, EVLOOP_ONCE);
+        if (!sealsInFlight(ss) && !sealNext(ss)) break; /* nothing (more) to seal now */
+        while (sealsInFlight(ss)) event_base_loop(server.el, EVLOOP_ONCE);
     }
     ss->before_start = 0;
     if (ss->sealed > sealed)
@@ -501,7 +566,7 @@ void segmentsCron(int broker) {
     /* A broker seals from memory and never reloads without a conflict:
      * the texts fetched when it loaded are of no more use. */
     if (dictSize(ss->cache)) dictEmpty(ss->cache);
-    if (!ss->job) sealNext(ss);
+    sealNext(ss);
     deleteDue(ss);
     if (!ss->sweeping && now >= ss->next_sweep_ms) {
         long long every = graceMs();
@@ -656,8 +721,10 @@ sds segmentsInfo(sds s) {
                         "segments_fetched:%lld\r\n"
                         "segments_fetched_bytes:%lld\r\n"
                         "segments_cached:%lu\r\n"
+                        "segment_seal_threshold:%llu\r\n"
                         "segment_gc_grace_ms:%lld\r\n",
                         dictSize(ss->named), (unsigned long long)ss->named_bytes, ss->sealed, ss->rewritten,
-                        ss->bytes_sealed, ss->seal_errors, ss->job != NULL, pending, ss->deleted, ss->delete_errors,
-                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache), graceMs());
+                        ss->bytes_sealed, ss->seal_errors, sealsInFlight(ss), pending, ss->deleted, ss->delete_errors,
+                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache),
+                        (unsigned long long)segmentSealThreshold(), graceMs());
 }

@@ -62,6 +62,10 @@ int segmentNameValid(const char *p, size_t len); /* [A-Za-z0-9._-], <= 128, no l
 void segmentWriting(const char *name, int on); /* a put of it is in flight */
 void segmentDeleteUnnamed(const char *name);   /* nothing names it: delete now */
 
+/* Sealable inline bytes at which a stream is sealed (segment.c judges it
+ * from the settings and the rate of appends). */
+uint64_t segmentSealThreshold(void);
+
 /* INFO persistence fields. */
 sds segmentsInfo(sds s);
 

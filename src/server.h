@@ -419,7 +419,13 @@ typedef struct serverConfig {
     long long broker_timeout_ms;        /* failover: broker silence limit */
     long long segment_seal_bytes;       /* a stream's sealable inline bytes
                                          * that make a segment */
+    long long segment_seal_min_bytes;   /* ... at least this many, and
+                                         * the smallest size tier */
+    long long segment_seal_commits;     /* ... about this many commits'
+                                         * appends (0: segment-seal-bytes) */
     long long segment_max_bytes;        /* largest segment written */
+    long long segment_merge_fanout;     /* segments of one size tier merged
+                                         * into one of the next */
     long long segment_gc_grace_ms;      /* a dropped segment is deleted this
                                          * long after (at least 2 x
                                          * broker-timeout + the load time) */

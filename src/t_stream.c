@@ -220,7 +220,35 @@ static void streamDropSegment(stream *s, streamSegment *g) {
 }
 
 static void streamMaybeWantSeal(stream *s) {
-    if (!s->seal_queued && s->inline_bytes >= (uint64_t)server.cfg.segment_seal_bytes) segmentStreamWantsSeal(s);
+    if (!(s->seal_queued & STREAM_SEAL_QUEUED) && s->inline_bytes >= segmentSealThreshold())
+        segmentStreamWantsSeal(s);
+}
+
+/* Where the root's part of a node's entries starts in its text: after the
+ * sealed prefix and the comma that follows it. */
+static inline size_t nodeInlineOffset(const streamNode *n) { return n->seg ? n->seg_json + 1 : 0; }
+
+/* JSON bytes of the node's entries that the root writes. */
+static inline size_t nodeInlineBytes(const streamNode *n) {
+    if (!n->seg) return sdslen(n->json);
+    return n->count > n->seg_count ? sdslen(n->json) - n->seg_json - 1 : 0;
+}
+
+/* The last entry of the node's sealed prefix. */
+static void nodeSealedLastID(const streamNode *n, streamID *id);
+
+/* Takes n out of its segment's books (g's record changes: its live ranges
+ * stop covering n's entries). Does not touch the stream's inline books. */
+static void segmentReleaseNode(streamSegment *g, streamNode *n) {
+    g->nodes[n->seg_slot] = NULL;
+    g->nlive--;
+    g->live -= n->seg_count;
+    g->live_bytes -= n->seg_json;
+    sdsfree(g->json);
+    g->json = NULL;
+    n->seg = NULL;
+    n->seg_count = n->seg_idx = 0;
+    n->seg_json = 0;
 }
 
 /* The node's entries are about to change (or go): they are no longer what
@@ -228,25 +256,26 @@ static void streamMaybeWantSeal(stream *s) {
 static void nodeLeaveSegment(streamNode *n) {
     streamSegment *g = n->seg;
     if (!g) return;
-    g->nodes[n->seg_slot] = NULL;
-    g->nlive--;
-    g->live -= n->count;
-    g->live_bytes -= sdslen(n->json);
-    sdsfree(g->json);
-    g->json = NULL;
-    n->seg = NULL;
     stream *s = g->owner;
-    s->inline_bytes += sdslen(n->json);
-    idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
+    size_t before = nodeInlineBytes(n);
+    segmentReleaseNode(g, n);
+    s->inline_bytes += sdslen(n->json) - before;
+    idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* (a partial node is there already) */
     if (g->nlive == 0) streamDropSegment(s, g);
     streamMaybeWantSeal(s);
 }
 
-/* Before the entries of n change. */
+/* Before entries of n are removed. */
 static void nodeTouch(streamNode *n) {
     nodeLeaveSegment(n);
     n->gen = ++nodeGenNext;
 }
+
+/* JSON bytes of every entry appended so far (segment.c follows the rate
+ * of appends per commit to size the inline tail). */
+static uint64_t streamAppendedBytes;
+
+uint64_t streamBytesAppended(void) { return streamAppendedBytes; }
 
 /* Nodes freed so far: a streamEntryHint whose count is still current
  * points at a live node. */
@@ -284,9 +313,9 @@ static int nodeSameFields(const streamNode *n, sds *argv, int64_t numfields) {
     return 1;
 }
 
-/* Appends an entry: its JSON to the text, its record to the index. */
+/* Appends an entry: its JSON to the text, its record to the index. The
+ * entries already there stay as they are (and a sealed prefix sealed). */
 static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_t numfields) {
-    nodeTouch(n);
     nodeUnpinText(n);
     if (n->count) n->json = sdscatlen(n->json, ",", 1);
     size_t start = sdslen(n->json);
@@ -347,6 +376,10 @@ static void nodeLastEntryID(const streamNode *n, streamID *id) {
 }
 
 static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseRecord(n, 0, id, NULL, NULL); }
+
+static void nodeSealedLastID(const streamNode *n, streamID *id) {
+    nodeParseRecord(n, nodeRecordBefore(n, n->seg_idx), id, NULL, NULL);
+}
 
 /* Removes `entries` consecutive entries: their records [rfrom, rto) and
  * their text, which starts at jfrom and spans jlen bytes (separating
@@ -582,6 +615,8 @@ static streamNode *nodeDup(const streamNode *src) {
     n->json = sdsdup(src->json);
     n->json_pin = 0;
     n->seg = NULL; /* a copy writes its own segments */
+    n->seg_count = n->seg_idx = 0;
+    n->seg_json = 0;
     n->idx = NULL;
     if (src->idx_alloc) {
         n->idx = zmalloc(src->idx_alloc);
@@ -800,12 +835,14 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     }
     lp += lpIntSize(numfields + 3 + (same ? 0 : numfields + 1));
 
-    size_t before = sdslen(n->json);
-    nodeAppendEntry(n, &id, argv, numfields); /* (a sealed node leaves its segment) */
-    s->inline_bytes += sdslen(n->json) - before;
+    size_t before = nodeInlineBytes(n), jbefore = sdslen(n->json);
+    nodeAppendEntry(n, &id, argv, numfields); /* (a sealed prefix stays sealed) */
     n->count++;
     n->last_id = id;
     n->lp_entries += (uint32_t)lp;
+    s->inline_bytes += nodeInlineBytes(n) - before;
+    if (!server.loading) streamAppendedBytes += sdslen(n->json) - jbefore;
+    if (n->seg && n->count == n->seg_count + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
 
     s->length++;
     /* entries_added is a long long in every reply and XSETID: it stops at
@@ -2604,7 +2641,22 @@ static int streamInlineAll = 0;
 
 void streamSetInlineAll(int on) { streamInlineAll = on; }
 
-static inline int nodeWrittenInline(const streamNode *n) { return streamInlineAll || !n->seg; }
+/* The part of n's text the document writes (all of it for an export, the
+ * unsealed suffix otherwise); 0 if none. */
+static int nodeRootText(const streamNode *n, size_t *off, size_t *len) {
+    *off = streamInlineAll ? 0 : nodeInlineOffset(n);
+    *len = streamInlineAll ? sdslen(n->json) : nodeInlineBytes(n);
+    return *len != 0;
+}
+
+/* Every entry's JSON bytes (an export writes them all inline). */
+static size_t streamEntriesJSONBytesAll(const stream *s) {
+    size_t b = 0;
+    idtreeIter it;
+    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it))
+        b += sdslen(((streamNode *)idtreeIterVal(&it))->json);
+    return b;
+}
 
 /* The nodes whose entries the root holds (every node for an export). */
 static inline const idtree *streamJSONNodes(const stream *s) {
@@ -2642,7 +2694,7 @@ static sds segmentCatRecord(sds out, const streamSegment *g) {
         while (j + 1 < g->nnodes && g->nodes[j + 1]) j++;
         streamID from, to;
         nodeFirstEntryID(g->nodes[i], &from);
-        nodeLastEntryID(g->nodes[j], &to);
+        nodeSealedLastID(g->nodes[j], &to);
         if (!first) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, "[", 1);
         out = jsonCatStreamID(out, &from);
@@ -2702,14 +2754,16 @@ size_t streamEntriesJSONBytes(const stream *s) {
 sds streamCatJSON(sds out, const stream *s) {
     out = streamCatJSONHead(out, s);
     /* Each node holds its entries' JSON: size the output once, then copy. */
-    out = sdsMakeRoomFor(out, s->inline_bytes + idtreeSize(&s->nodes) + 64);
+    out = sdsMakeRoomFor(out, (streamInlineAll ? streamEntriesJSONBytesAll(s) : s->inline_bytes) +
+                                  idtreeSize(&s->nodes) + 64);
     int first = 1;
     idtreeIter it;
     for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
+        size_t off, len;
+        if (!nodeRootText(n, &off, &len)) continue;
         if (!first) out = sdscatlen(out, ",", 1);
-        out = sdscatlen(out, n->json, sdslen(n->json));
+        out = sdscatlen(out, n->json + off, len);
         first = 0;
     }
     return streamCatJSONTail(out, s);
@@ -2721,9 +2775,17 @@ void streamDocJSON(storeDoc *d, const stream *s) {
     idtreeIter it;
     for (idtreeSeek(&it, streamJSONNodes(s), IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (!sdslen(n->json) || !nodeWrittenInline(n)) continue;
+        size_t off, len;
+        if (!nodeRootText(n, &off, &len)) continue;
         if (!first) d->own = sdscatlen(d->own, ",", 1);
-        docTextRef(d, n->json, &n->json_pin);
+        if (off) {
+            /* A partly sealed node: its suffix, borrowed and pinned as
+             * docTextRef does for a whole text. */
+            storeDocRef(d, n->json + off, len);
+            n->json_pin = server.doc_pin;
+        } else {
+            docTextRef(d, n->json, &n->json_pin);
+        }
         first = 0;
     }
     d->own = streamCatJSONTail(d->own, s);
@@ -2737,28 +2799,32 @@ void streamDocJSON(storeDoc *d, const stream *s) {
  * would leave a segment again at once: it waits until it is quiet. */
 #define SEAL_QUIET_MS 1000
 
-/* Size tiers of segments: tier t holds segments of seal_bytes * 4^t up to
- * 4x that. Merging four segments of one tier makes one of the next, so an
- * entry is rewritten about log4(max / seal) times, not once per seal. */
-#define SEAL_MERGE_FANIN 4
-
-static int segmentTier(uint64_t bytes, size_t seal_bytes) {
+/* Size tiers of segments: tier 0 holds segments below tier_bytes *
+ * fanout, tier t those of tier_bytes * fanout^t up to fanout times that.
+ * Merging fanout segments of one tier makes one of the next, so an entry
+ * is rewritten about log_fanout(max / tier_bytes) times, not once per
+ * seal. */
+static int segmentTier(uint64_t bytes, size_t tier_bytes, int fanout) {
     int t = 0;
-    uint64_t b = seal_bytes ? seal_bytes : 1;
-    while (bytes >= b * SEAL_MERGE_FANIN && t < 40) {
-        b *= SEAL_MERGE_FANIN;
+    uint64_t b = tier_bytes ? tier_bytes : 1;
+    while (bytes >= b * (uint64_t)fanout && t < 40) {
+        b *= (uint64_t)fanout;
         t++;
     }
     return t;
 }
 
-static int segmentMostlyDead(const streamSegment *g) { return g->live_bytes * 2 < g->bytes; }
+/* Less than half of its entries still live (counted in entries, not
+ * bytes: a small rewritten segment, mostly header, is not dead). */
+static int segmentMostlyDead(const streamSegment *g) { return g->live * 2 < g->count; }
 
 /* Whether g is rewritten by this plan: mostly dead, or small and in the
  * tier being merged (-1: none). */
-static int segmentWantsRewrite(const streamSegment *g, size_t seal_bytes, size_t max_bytes, int merge_tier) {
+static int segmentWantsRewrite(const streamSegment *g, size_t tier_bytes, size_t max_bytes, int fanout,
+                               int merge_tier) {
     if (segmentMostlyDead(g)) return 1;
-    return merge_tier >= 0 && g->bytes < max_bytes / SEAL_MERGE_FANIN && segmentTier(g->bytes, seal_bytes) == merge_tier;
+    return merge_tier >= 0 && g->bytes < max_bytes / (size_t)fanout &&
+           segmentTier(g->bytes, tier_bytes, fanout) == merge_tier;
 }
 
 static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
@@ -2766,59 +2832,84 @@ static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
         *alloc = *alloc ? *alloc * 2 : 64;
         p->masters = zrealloc(p->masters, *alloc * sizeof(*p->masters));
         p->gens = zrealloc(p->gens, *alloc * sizeof(*p->gens));
+        p->counts = zrealloc(p->counts, *alloc * sizeof(*p->counts));
+        p->idxs = zrealloc(p->idxs, *alloc * sizeof(*p->idxs));
+        p->jsons = zrealloc(p->jsons, *alloc * sizeof(*p->jsons));
     }
     p->masters[p->nnodes] = n->master_id;
     p->gens[p->nnodes] = n->gen;
+    p->counts[p->nnodes] = n->count;
+    p->idxs[p->nnodes] = n->idx_used;
+    p->jsons[p->nnodes] = sdslen(n->json);
     p->nnodes++;
     p->count += n->count;
 }
 
-size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max_bytes, long long now_ms,
-                      streamSealPlan *plan, sds *text) {
+/* Whether a node with inline entries may be sealed now: not while it is
+ * being consumed. A partly sealed node is sealed whole (its prefix is
+ * written again, into the new segment): the tail only once its suffix is
+ * at least as big as its prefix, so that a node's entries are written
+ * into segments at most about twice, not once per seal while appends go
+ * on; any other node once it stopped being the tail. */
+static int nodeSealableInline(const streamNode *n, const streamNode *tail, long long now_ms) {
+    if (!n->count || (n->seg && n->count == n->seg_count)) return 0;
+    if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) return 0;
+    return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
+}
+
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
+                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text) {
     memset(plan, 0, sizeof(*plan));
     *text = NULL;
+    if (fanout < 2) fanout = 2;
     streamNode *tail = NULL;
     idtreeLast(&s->nodes, NULL, (void **)&tail);
 
     /* What could go in: sealable inline bytes, and segments to rewrite
-     * (small ones only when there are a few to merge). */
+     * (small ones only when there are a few to merge). The tail's entries
+     * count: they are sealed as a prefix of the node, later appends stay
+     * inline. */
     size_t inline_ok = 0, waiting = 0;
     idtreeIter it;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    for (idtreeSeek(&it, &s->inline_nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
-        if (n->seg || n == tail || !n->count) continue;
-        if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) waiting += sdslen(n->json) + 1;
-        else inline_ok += sdslen(n->json) + 1;
+        if (!n->count) continue;
+        if (nodeSealableInline(n, tail, now_ms)) inline_ok += nodeInlineBytes(n) + 1;
+        else waiting += nodeInlineBytes(n) + 1;
     }
     uint32_t dead = 0, tiers[41] = {0};
     for (uint32_t i = 0; i < s->nsegs; i++) {
         streamSegment *g = s->segs[i];
         if (segmentMostlyDead(g)) dead++;
-        else if (g->bytes < max_bytes / SEAL_MERGE_FANIN) tiers[segmentTier(g->bytes, seal_bytes)]++;
+        else if (g->bytes < max_bytes / (size_t)fanout) tiers[segmentTier(g->bytes, tier_bytes, fanout)]++;
     }
     int merge_tier = -1;
     for (int t = 0; t <= 40 && merge_tier < 0; t++)
-        if (tiers[t] >= SEAL_MERGE_FANIN) merge_tier = t;
-    int rewrite = dead > 0 || merge_tier >= 0;
-    plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
-    if (inline_ok < seal_bytes && !rewrite) {
-        plan->later = inline_ok + waiting >= seal_bytes;
-        return 0;
-    }
+        if (tiers[t] >= (uint32_t)fanout) merge_tier = t;
+    int rewrite = dead > 0 || merge_tier >= 0, fresh = inline_ok >= seal_bytes;
+    plan->later = (lane == STREAM_SEAL_NEW ? rewrite : fresh) || inline_ok + waiting >= seal_bytes;
+    if (lane == STREAM_SEAL_NEW ? !fresh : !rewrite) return 0;
+    if (lane == STREAM_SEAL_REWRITE) plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
 
     /* Nodes in ID order, until the segment is full (their texts are copied
-     * once, into the segment, after the header that needs their range). */
+     * once, into the segment, after the header that needs their range).
+     * A node goes in whole: a partly sealed one moves out of the segment
+     * that holds its prefix. New entries are found among the inline nodes
+     * only (not a backlog's every node); a rewrite leaves the partly
+     * sealed nodes that the other lane seals. */
     uint32_t alloc = 0;
     size_t bytes = 0;
     streamNode **picked = NULL;
-    for (idtreeSeek(&it, &s->nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+    const idtree *from = lane == STREAM_SEAL_NEW ? &s->inline_nodes : &s->nodes;
+    for (idtreeSeek(&it, from, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
-        if (n->seg) {
-            if (!rewrite || !segmentWantsRewrite(n->seg, seal_bytes, max_bytes, merge_tier)) continue;
-        } else {
-            if (n == tail) continue;
-            if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) continue;
+        int inline_ok_node = nodeSealableInline(n, tail, now_ms);
+        if (lane == STREAM_SEAL_NEW) {
+            if (!inline_ok_node) continue;
+        } else if (!n->seg || inline_ok_node ||
+                   !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier)) {
+            continue;
         }
         if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
         if (!plan->nnodes) nodeFirstEntryID(n, &plan->first_id);
@@ -2829,11 +2920,11 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
         if (alloc != before) picked = zrealloc(picked, alloc * sizeof(*picked));
         picked[plan->nnodes - 1] = n;
     }
-    /* A rewrite that would only copy one segment as it is, or seal too
-     * little, is not worth a segment. */
-    if (plan->nnodes == 0 || (bytes < seal_bytes && inline_ok < seal_bytes && !dead)) {
+    if (plan->nnodes == 0) {
+        int later = plan->later;
         zfree(picked);
         streamSealPlanFree(plan);
+        plan->later = later;
         return 0;
     }
     sds t = sdsMakeRoomFor(sdsempty(), bytes + 256);
@@ -2861,6 +2952,9 @@ size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max
 void streamSealPlanFree(streamSealPlan *plan) {
     zfree(plan->masters);
     zfree(plan->gens);
+    zfree(plan->counts);
+    zfree(plan->idxs);
+    zfree(plan->jsons);
     memset(plan, 0, sizeof(*plan));
 }
 
@@ -2874,7 +2968,10 @@ static streamSegment *segmentNew(stream *s, const char *name, size_t namelen, ui
     return g;
 }
 
-static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n) {
+/* Adds a slot to g: n (or a gap, NULL) whose first count entries, idx
+ * bytes of index and json bytes of text, are g's. */
+static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n, uint32_t count, uint32_t idx,
+                           size_t json) {
     if (g->nnodes == *alloc) {
         *alloc = *alloc ? *alloc * 2 : 16;
         g->nodes = zrealloc(g->nodes, *alloc * sizeof(*g->nodes));
@@ -2883,9 +2980,12 @@ static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n) {
     if (n) {
         n->seg = g;
         n->seg_slot = g->nnodes;
+        n->seg_count = count;
+        n->seg_idx = idx;
+        n->seg_json = json;
         g->nlive++;
-        g->live += n->count;
-        g->live_bytes += sdslen(n->json);
+        g->live += count;
+        g->live_bytes += json;
     }
     g->nnodes++;
 }
@@ -2905,24 +3005,22 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
     g->count = plan->count;
     uint32_t alloc = 0;
     for (uint32_t i = 0; i < plan->nnodes; i++) {
+        /* Removals since the plan void it (gen); appends do not: the
+         * segment holds the node's first counts[i] entries, as planned. */
         streamNode *n = idtreeFind(&s->nodes, &plan->masters[i]);
-        if (n && n->gen != plan->gens[i]) n = NULL;
+        if (n && (n->gen != plan->gens[i] || n->count < plan->counts[i])) n = NULL;
+        size_t before = n ? nodeInlineBytes(n) : 0;
         if (n && n->seg) {
-            /* Moved from the segment being rewritten: never inline. */
+            /* Moved from the segment being rewritten, or a partly sealed
+             * node sealed whole: its prefix is never inline meanwhile. */
             streamSegment *old = n->seg;
-            old->nodes[n->seg_slot] = NULL;
-            old->nlive--;
-            old->live -= n->count;
-            old->live_bytes -= sdslen(n->json);
-            sdsfree(old->json);
-            old->json = NULL;
-            n->seg = NULL;
+            segmentReleaseNode(old, n);
             if (old->nlive == 0) streamDropSegment(s, old);
-        } else if (n) {
-            s->inline_bytes -= sdslen(n->json);
-            idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
         }
-        segmentAddSlot(g, &alloc, n);
+        segmentAddSlot(g, &alloc, n, n ? plan->counts[i] : 0, n ? plan->idxs[i] : 0, n ? plan->jsons[i] : 0);
+        if (!n) continue;
+        s->inline_bytes -= before - nodeInlineBytes(n);
+        if (n->count == n->seg_count) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
     }
     uint32_t sealed = g->nlive;
     if (!sealed) {
@@ -3207,7 +3305,9 @@ static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *sr
 
 /* Appends every entry: the root's and the segments' live ones, merged in
  * ID order. A node never mixes sources, so that the nodes made from a
- * segment are sealed in it again, exactly as the root says. */
+ * segment are sealed in it again, exactly as the root says (a node that
+ * was sealed as a prefix comes back as two nodes: the prefix, sealed, and
+ * the suffix, inline -- the next root is the same). */
 static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const streamID *last_id,
                                 sds *err) {
     int nsegs = 0;
@@ -3270,8 +3370,9 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
     for (size_t m = 0; m < nmade; m++) {
         loadSource *ms = made[m].src;
         if (!ms->seg) continue;
-        if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL);
-        segmentAddSlot(ms->seg, &ms->slots_alloc, made[m].node);
+        streamNode *n = made[m].node;
+        if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL, 0, 0, 0);
+        segmentAddSlot(ms->seg, &ms->slots_alloc, n, n->count, n->idx_used, sdslen(n->json));
         s->inline_bytes -= sdslen(made[m].node->json);
         idtreeRemove(&s->inline_nodes, &made[m].node->master_id, NULL);
     }

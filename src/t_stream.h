@@ -48,12 +48,21 @@ typedef struct streamNode {
     unsigned char *master_fields; /* field names of the first entry, for
                                    * listpack's same-fields compression:
                                    * varint n, then n x (varint len, bytes) */
-    struct streamSegment *seg; /* the segment holding exactly these entries
-                                * (the node is "sealed"), NULL if they are
-                                * written inline in the root */
+    struct streamSegment *seg; /* the segment holding the node's first
+                                * seg_count entries (they are "sealed"),
+                                * NULL if every entry is written inline in
+                                * the root. Entries appended after them
+                                * (the tail's new ones) are inline: the
+                                * root writes only the node's unsealed
+                                * suffix */
     uint32_t seg_slot;      /* its slot in seg->nodes */
-    uint64_t gen;           /* changes with every change of the entries
-                             * (a seal planned on an older gen is void) */
+    uint32_t seg_count;     /* entries in seg (1..count) */
+    uint32_t seg_idx;       /* ... their bytes of idx */
+    size_t seg_json;        /* ... their bytes of json (no comma after) */
+    uint64_t gen;           /* changes with every removal of entries (a
+                             * seal planned on an older gen is void);
+                             * appends leave the existing entries as they
+                             * are, and gen with them */
     long long mod_ms;       /* unix ms of the last removal of entries */
 } streamNode;
 
@@ -97,7 +106,9 @@ typedef struct stream {
     uint32_t segs_alloc;           /* slots allocated in segs */
     uint64_t inline_bytes;         /* JSON bytes of the entries of nodes
                                     * not sealed (written in the root) */
-    int seal_queued;               /* segment.c has it on its list */
+    int seal_queued;               /* segment.c knows it: STREAM_SEAL_QUEUED
+                                    * (on its list) | STREAM_SEAL_JOB(lane)
+                                    * (a seal of it is being written) */
     uint64_t length;               /* live entries */
     streamID last_id;              /* last generated ID (XADD / XSETID) */
     streamID first_id;             /* first live entry, 0-0 when empty:
@@ -239,26 +250,44 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
  * Segments (segment.c drives them; the nodes are t_stream.c's)
  * --------------------------------------------------------------------- */
 
-/* A run of nodes chosen to be written into a new segment. */
+/* stream.seal_queued bits. */
+#define STREAM_SEAL_QUEUED 1
+#define STREAM_SEAL_JOB(lane) (2 << (lane))
+/* What a seal writes (segment.c's lanes): a stream's inline entries, or
+ * the nodes of segments worth rewriting (mostly dead, or small ones to
+ * merge). The two never pick the same node. */
+#define STREAM_SEAL_NEW 0
+#define STREAM_SEAL_REWRITE 1
+
+/* A run of nodes chosen to be written into a new segment: each node's
+ * entries as they were when planned (appends may follow: the segment
+ * holds the first counts[i] of them). */
 typedef struct streamSealPlan {
     streamID *masters;     /* each node's master ID (its idtree key) */
     uint64_t *gens;        /* ... and gen when planned */
+    uint32_t *counts;      /* ... its entries then */
+    uint32_t *idxs;        /* ... their bytes of idx */
+    size_t *jsons;         /* ... their bytes of json */
     uint32_t nnodes;       /* nodes in the plan */
     uint64_t count;        /* their entries */
     streamID first_id;     /* first of them */
     streamID last_id;      /* last of them */
     uint32_t merged;       /* segments the plan empties (compaction) */
-    int later;             /* nothing now, but nodes being consumed will
-                            * be sealable once quiet: ask again */
+    int later;             /* more to do (the other lane's work, or
+                            * nodes being consumed that will be sealable
+                            * once quiet): ask again */
 } streamSealPlan;
 
-/* Plans the next segment of s: sealable inline nodes (not the tail, not a
- * node being consumed right now) when there are at least seal_bytes of
- * them, and the nodes of segments worth rewriting (mostly dead, or small
- * ones to merge), up to max_bytes. Returns the segment's bytes (text
- * made in *text, entries in order) or 0 if there is nothing to do. */
-size_t streamPlanSeal(stream *s, const char *name, size_t seal_bytes, size_t max_bytes, long long now_ms,
-                      streamSealPlan *plan, sds *text);
+/* Plans the next segment of s in a lane: STREAM_SEAL_NEW, sealable
+ * inline entries (the tail node's too, as a prefix; not a node being
+ * consumed right now) when there are at least seal_bytes of them;
+ * STREAM_SEAL_REWRITE, the nodes of segments worth rewriting (mostly dead,
+ * or fanout small ones of a size tier -- tier_bytes x fanout^k -- to
+ * merge). Up to max_bytes. Returns the segment's bytes (text made in
+ * *text, entries in order) or 0 if there is nothing to do; plan->later
+ * says whether s has (or will soon have) work in either lane. */
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
+                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text);
 void streamSealPlanFree(streamSealPlan *plan);
 /* The segment of the plan is durable: the planned nodes that did not
  * change meanwhile now point at it. Returns the number of nodes sealed (0:
@@ -269,6 +298,8 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
 void streamUnsealAll(stream *s);
 /* Export: every entry inline, no segments (--export-state). */
 void streamSetInlineAll(int on);
+/* JSON bytes of the entries appended since start (not counting loads). */
+uint64_t streamBytesAppended(void);
 /* CRC-32 of a segment object. */
 uint32_t streamSegmentCRC(const char *data, size_t len);
 

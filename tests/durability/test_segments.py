@@ -23,6 +23,9 @@ a few seconds:
   4. damaged segments: a missing segment, a corrupt one (CRC-32), a root
      record with a wrong live_count: casq refuses to start, names the
      segment and the problem, and writes nothing.
+  0. threshold: the seal threshold follows the appends per commit.
+     partial: a tail node sealed as a prefix, only its suffix in the
+     root; a restart re-seals it exactly.
   5. format 1: a format 1 document (as an earlier casq wrote it) loads;
      the first commits write format 2 and seal it into segments; the
      export before and after is the same logical state.
@@ -43,12 +46,13 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import SERVER, Casq, check, finish, load_document, pick_port, run_casq_expect_exit  # noqa: E402
+from casqtest import (SERVER, Casq, check, document_streams, finish, load_document, pick_port,  # noqa: E402
+                      run_casq_expect_exit, wait_for)
 
 PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
 KILLS = int(os.environ.get("CRASH_KILLS", "10"))
-ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-gc-grace", "0",
-        "--broker-timeout", "200", "--stream-id-mode", "liberal"]
+ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
+        "--segment-gc-grace", "0", "--broker-timeout", "200", "--stream-id-mode", "liberal"]
 KEYS = [b"jobs", b"seg\x00bin\xff"]
 GROUP = b"g"
 UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
@@ -366,7 +370,103 @@ def format1_phase(exported):
     shutil.rmtree(d, ignore_errors=True)
 
 
+def root_stream(datadir, key):
+    """The root's record of stream key (segments not merged)."""
+    return document_streams(load_document(os.path.join(datadir, "queue.json"), merge=False))[key]
+
+
+def partial_phase():
+    """A tail node is sealed as a prefix: the root writes only the entries
+    appended after the seal, while one node holds both; a restart names
+    the same segments, live ranges and inline entries (it re-seals
+    exactly); appends and an XDEL inside the sealed prefix go on right."""
+    d = tempfile.mkdtemp(prefix="casq-partial-")
+    args = ["--segment-seal-bytes", "4kb", "--segment-seal-min-bytes", "4kb", "--segment-seal-commits", "0",
+            "--segment-max-bytes", "32kb", "--segment-gc-grace", "0", "--stream-node-max-entries", "1000",
+            "--stream-node-max-bytes", "0"]
+    casq = Casq(PORT, d, *args).start()
+    r = casq.client()
+    key = b"tail"
+    expect = []
+    for i in range(40):  # ~5 KB in one node: a seal of its prefix starts at 4 KB
+        f = {b"f": b"v" * 100 + b"%d" % i}
+        expect.append((r.xadd(key, f), f))
+    sealed = wait_for(lambda: info_int(r, "segments") > 0 and info_int(r, "segments_seal_in_progress") == 0, 10)
+    for i in range(5):  # appended after the seal: the node's inline suffix
+        f = {b"g": b"w%d" % i}
+        expect.append((r.xadd(key, f), f))
+    nodes = r.xinfo_stream(key)["radix-tree-keys"]
+    st = root_stream(d, key)
+    inline = [e[0].encode() for e in st["entries"]]
+    ids = [i for i, _ in expect]
+    check(sealed and nodes == 1 and st.get("segments") and 5 <= len(inline) < len(ids) and
+          inline == ids[len(ids) - len(inline):],
+          "partial: one node, its prefix in a segment, only its suffix in the root",
+          f"sealed {sealed}, {nodes} nodes, {len(st.get('segments', []))} segments, {len(inline)} of "
+          f"{len(ids)} entries inline")
+    merged = document_streams(load_document(os.path.join(d, "queue.json")))[key]
+    check([e[0].encode() for e in merged["entries"]] == ids, "partial: root + segment hold every entry once")
+    r.close()
+    casq.stop()
+    before = root_stream(d, key)
+    casq = Casq(PORT, d, *args).start()
+    r = casq.client()
+    r.xadd(b"other", {b"o": b"1"})  # a commit: the root is written again from the loaded state
+    after = root_stream(d, key)
+    check(after.get("segments") == before.get("segments") and after["entries"] == before["entries"],
+          "partial: a restart re-seals exactly (same segments, live ranges, inline entries)",
+          first_difference(after, before, "stream"))
+    for i in range(3):
+        f = {b"h": b"x%d" % i}
+        expect.append((r.xadd(key, f), f))
+    r.xdel(key, ids[1])
+    del expect[1]
+    got = r.xrange(key, "-", "+")
+    check(got == expect, "partial: appends and an XDEL in the sealed prefix after the restart")
+    r.close()
+    casq.kill()
+    casq = Casq(PORT, d, *args).start()
+    r = casq.client()
+    check(r.xrange(key, "-", "+") == expect, "partial: the same entries after a SIGKILL")
+    r.close()
+    casq.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def threshold_phase():
+    """The seal threshold follows the appends per commit: at one entry per
+    commit it is segment-seal-min-bytes; with 100 entries per commit (one
+    MULTI/EXEC) about segment-seal-commits x their bytes; and back."""
+    d = tempfile.mkdtemp(prefix="casq-threshold-")
+    casq = Casq(PORT, d).start()  # the defaults: 2 commits' worth, 4kb .. 64kb
+    r = casq.client()
+
+    def threshold():
+        return info_int(r, "segment_seal_threshold")
+
+    for i in range(40):
+        r.xadd(b"t", {b"f": b"v" * 100})
+    single = threshold()
+    for i in range(40):
+        p = r.pipeline(transaction=True)
+        for k in range(100):
+            p.xadd(b"t", {b"f": b"v" * 100})
+        p.execute()
+    batched = threshold()
+    for i in range(60):
+        r.xadd(b"t", {b"f": b"v" * 100})
+    again = threshold()
+    check(single == 4096 and 16384 <= batched <= 40000 and again == 4096,
+          "threshold: follows the appends per commit (min at one entry, ~2 commits' worth at 100)",
+          f"{single}, {batched}, {again}")
+    r.close()
+    casq.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
+    threshold_phase()
+    partial_phase()
     datadir = tempfile.mkdtemp(prefix="casq-segments-")
     snapshot, root_bytes = crash_phase(datadir)
     exported = export_phase(datadir, snapshot)

@@ -35,8 +35,8 @@ from casqtest import Casq, check, finish, load_document, pick_port  # noqa: E402
 
 BROKER_TIMEOUT_MS = 400
 ROUNDS = int(os.environ.get("SEGFAIL_ROUNDS", "4"))
-ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-gc-grace", "0",
-        "--broker-timeout", str(BROKER_TIMEOUT_MS), "--stream-id-mode", "liberal"]
+ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
+        "--segment-gc-grace", "0", "--broker-timeout", str(BROKER_TIMEOUT_MS), "--stream-id-mode", "liberal"]
 KEY = b"jobs"
 GROUP = b"g"
 UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
@@ -50,7 +50,7 @@ nodes = []  # the two Casq objects; clients try both
 
 
 def port():
-    p = pick_port(27720, span=20, avoid=tuple(_used))
+    p = pick_port(int(os.environ.get("SEGFAIL_PORT_BASE", "27720")), span=20, avoid=tuple(_used))
     _used.add(p)
     return p
 

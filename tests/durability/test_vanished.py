@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, finish, load_document, pick_port  # noqa: E402
 
 PORT = int(os.environ.get("VANISHED_PORT", "0")) or pick_port(26190)
-ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--stream-id-mode", "liberal"]
+ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
+        "--stream-id-mode", "liberal"]
 
 
 def xadd_until_acked(r, key, fields, tries=50):
