@@ -170,12 +170,13 @@ def test_seal_change_restart(tmp):
     return sw
 
 
-def crash_round(x, state, deleted, stop, errors, lock):
-    """One writer: random changes to random keys; state holds the last
+def crash_round(x, state, deleted, stop, errors, lock, part, parts):
+    """One writer: random changes to random keys of its own (i % parts ==
+    part, so that a key's writes are sequential); state holds the last
     acknowledged value per key and the value in flight."""
     r = x.client(socket_timeout=5)
     while not stop.is_set():
-        i = rnd.randrange(600)
+        i = rnd.randrange(600 // parts) * parts + part
         op = rnd.random()
         key = f"s:{i}"
         val = f"w-{time.time_ns()}-{rnd.randrange(1 << 30)}"
@@ -207,7 +208,8 @@ def test_crash(tmp):
     sealed_total = rewritten_total = 0
     for k in range(KILLS):
         stop, errors = threading.Event(), []
-        ts = [threading.Thread(target=crash_round, args=(x, state, deleted, stop, errors, lock)) for _ in range(6)]
+        ts = [threading.Thread(target=crash_round, args=(x, state, deleted, stop, errors, lock, p, 6))
+              for p in range(6)]
         for t in ts:
             t.start()
         time.sleep(rnd.uniform(0.3, 1.2))
