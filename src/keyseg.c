@@ -272,14 +272,7 @@ sds keysegCatRecords(sds out, redisDb *db) {
         out = sdscatlen(out, first ? "\n{\"name\":" : ",\n{\"name\":", first ? 9 : 10);
         first = 0;
         out = jsonCatString(out, g->name, sdslen(g->name));
-        out = sdscatlen(out, ",\"count\":", 9);
-        out = jsonCatU64(out, g->count);
-        out = sdscatlen(out, ",\"bytes\":", 9);
-        out = jsonCatU64(out, g->bytes);
-        out = sdscatlen(out, ",\"crc32\":", 9);
-        out = jsonCatU64(out, g->crc);
-        out = sdscatlen(out, ",\"live_count\":", 14);
-        out = jsonCatU64(out, g->live);
+        out = segmentCatSizes(out, g->count, g->bytes, g->crc, g->live);
         out = sdscatlen(out, ",\"gone\":[", 9);
         out = sdscatlen(out, g->gone, sdslen(g->gone));
         out = sdscatlen(out, "]}", 2);

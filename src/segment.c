@@ -37,6 +37,7 @@
 
 #include "adlist.h"
 #include "commit.h"
+#include "jsonutil.h"
 #include "keyseg.h"
 #include "dict.h"
 #include "server.h"
@@ -342,6 +343,17 @@ static void deleteDone(void *priv, storeStatus status, const char *err);
 static void deleteUnnamed(const char *name) {
     server.store->type->seg_del(server.store, name, deleteDone, sdsnew(name));
     S()->deleting++;
+}
+
+sds segmentCatSizes(sds out, uint64_t count, uint64_t bytes, uint32_t crc, uint64_t live) {
+    out = sdscatlen(out, ",\"count\":", 9);
+    out = jsonCatU64(out, count);
+    out = sdscatlen(out, ",\"bytes\":", 9);
+    out = jsonCatU64(out, bytes);
+    out = sdscatlen(out, ",\"crc32\":", 9);
+    out = jsonCatU64(out, crc);
+    out = sdscatlen(out, ",\"live_count\":", 14);
+    return jsonCatU64(out, live);
 }
 
 void segmentDeleteUnnamed(const char *name) {

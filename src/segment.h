@@ -61,6 +61,8 @@ sds segmentNewName(void);                      /* a name never used */
 int segmentNameValid(const char *p, size_t len); /* [A-Za-z0-9._-], <= 128, no leading . */
 void segmentWriting(const char *name, int on); /* a put of it is in flight */
 void segmentDeleteUnnamed(const char *name);   /* nothing names it: delete now */
+/* A segment record's ,"count":…,"bytes":…,"crc32":…,"live_count":… */
+sds segmentCatSizes(sds out, uint64_t count, uint64_t bytes, uint32_t crc, uint64_t live);
 
 /* Sealable inline bytes at which a stream is sealed (segment.c judges it
  * from the settings and the rate of appends). */

@@ -2675,14 +2675,7 @@ static sds segmentCatRecord(sds out, const streamSegment *g) {
     out = jsonCatStreamID(out, &g->first_id);
     out = sdscatlen(out, ",\"last_id\":", 11);
     out = jsonCatStreamID(out, &g->last_id);
-    out = sdscatlen(out, ",\"count\":", 9);
-    out = jsonCatU64(out, g->count);
-    out = sdscatlen(out, ",\"bytes\":", 9);
-    out = jsonCatU64(out, g->bytes);
-    out = sdscatlen(out, ",\"crc32\":", 9);
-    out = jsonCatU64(out, g->crc);
-    out = sdscatlen(out, ",\"live_count\":", 14);
-    out = jsonCatU64(out, g->live);
+    out = segmentCatSizes(out, g->count, g->bytes, g->crc, g->live);
     out = sdscatlen(out, ",\"live\":[", 9);
     int first = 1;
     for (uint32_t i = 0; i < g->nnodes;) {
