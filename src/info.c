@@ -120,6 +120,16 @@ static sds bytesToHuman(sds s, long long n) {
     if (n < 1024LL * 1024 * 1024 * 1024) return sdscatprintf(s, "%.2fG", d / (1024.0 * 1024 * 1024));
     return sdscatprintf(s, "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
 }
+/* An INFO listener line of a TCP kind: its bind addresses and port. */
+static sds catTcpListener(sds s, int n, const char *name, int port) {
+    s = sdscatprintf(s, "listener%d:name=%s", n, name);
+    int argc;
+    sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "", &argc);
+    for (int j = 0; addrs && j < argc; j++) s = sdscatprintf(s, ",bind=%s", addrs[j]);
+    if (addrs) sdsfreesplitres(addrs, argc);
+    return sdscatprintf(s, ",port=%d\r\n", port);
+}
+
 
 static sds genServerSection(sds s) {
     static struct utsname name;
@@ -164,23 +174,9 @@ static sds genServerSection(sds s) {
 
     /* Redis 7.2's listener lines: one per kind of listening socket. */
     int listener = 0;
-    if (server.cfg.port) {
-        s = sdscatprintf(s, "listener%d:name=tcp", listener++);
-        int argc;
-        sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "", &argc);
-        for (int j = 0; addrs && j < argc; j++) s = sdscatprintf(s, ",bind=%s", addrs[j]);
-        if (addrs) sdsfreesplitres(addrs, argc);
-        s = sdscatprintf(s, ",port=%d\r\n", server.cfg.port);
-    }
+    if (server.cfg.port) s = catTcpListener(s, listener++, "tcp", server.cfg.port);
     if (server.cfg.unixsocket) s = sdscatprintf(s, "listener%d:name=unix,bind=%s\r\n", listener++, server.cfg.unixsocket);
-    if (server.cfg.tls_port) {
-        s = sdscatprintf(s, "listener%d:name=tls", listener++);
-        int argc;
-        sds *addrs = sdssplitargs(server.cfg.bind ? server.cfg.bind : "", &argc);
-        for (int j = 0; addrs && j < argc; j++) s = sdscatprintf(s, ",bind=%s", addrs[j]);
-        if (addrs) sdsfreesplitres(addrs, argc);
-        s = sdscatprintf(s, ",port=%d\r\n", server.cfg.tls_port);
-    }
+    if (server.cfg.tls_port) s = catTcpListener(s, listener++, "tls", server.cfg.tls_port);
     return s;
 }
 
