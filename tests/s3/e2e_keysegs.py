@@ -16,8 +16,8 @@ under <key>.segments/, rewritten and dropped many times in a few seconds:
      on segment PUTs, PUTs applied but answered with a reset or a 500
      (unknown outcomes), a PUT stalled past s3-request-timeout, 503 and
      dropped replies on segment DELETEs, then a restart with 503s on
-     segment GETs -- while writers SET/HSET/DEL sealed keys: no
-     acknowledged write lost (checked through a client and in the object),
+     segment GETs and one GET stalled past the request timeout -- while
+     writers SET/HSET/DEL sealed keys: no acknowledged write lost (checked through a client and in the object),
      every fault fired, sealing went on.
   3. two nodes: a follower loads the roots (and their key segments) while
      the broker seals, rewrites and deletes garbage; the broker is
@@ -352,11 +352,13 @@ def seg_faults(res):
         doc, _ = E.load_doc(key)
         # A restart whose segment GETs first get 503s.
         E.fault(reset=True)
-        E.fault(only_path=SEG, fail_gets=5)
+        E.fault(only_path=SEG, fail_gets=3, stall_gets=1, stall_ms=1500)
         casq.start()
         c = E.proxy_state()["counters"]
-        res.check("faults: load retried segment GETs after 503s (injected_fail_gets=%s, seg_gets=%s)"
-                  % (c.get("injected_fail_gets"), c.get("seg_gets")), c.get("injected_fail_gets", 0) >= 1)
+        res.check("faults: load retried segment GETs after 503s and a GET past the request timeout "
+                  "(injected_fail_gets=%s, injected_stall_gets=%s, seg_gets=%s)"
+                  % (c.get("injected_fail_gets"), c.get("injected_stall_gets"), c.get("seg_gets")),
+                  c.get("injected_fail_gets", 0) == 3 and c.get("injected_stall_gets", 0) == 1)
         check_writers(res, "faults, after a restart through failing GETs", casq.port, writers, doc)
         E.check_applied_order(res, "faults", [r for r in E.applied(key) if SEG not in r["path"]])
         res.check("faults: casq stops cleanly after the restart", casq.stop() == 0 and casq.log_is_clean(),

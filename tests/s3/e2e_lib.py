@@ -168,7 +168,7 @@ def fault_clear():
     """Clears every fault but keeps the counters."""
     return fault(put_delay_ms=0, get_delay_ms=0, max_writes_per_sec=0, fail_puts=0, fail_gets=0,
                  reset_puts=0, drop_puts=0, error_after_apply=0, stall_puts=0, fail_deletes=0,
-                 drop_deletes=0, only_path="")
+                 drop_deletes=0, stall_gets=0, only_path="")
 
 
 def proxy_state():

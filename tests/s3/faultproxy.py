@@ -30,8 +30,9 @@ stores and networks do, mostly for PUTs (the commits):
   error_after_apply=N the next N PUTs: forward, then answer 500 anyway
   stall_puts=N        the next N PUTs: wait `stall_ms` before forwarding (the
                       client times out; the PUT may still land later)
+  stall_gets=N        the next N GETs: wait `stall_ms` before forwarding
   only_path=S         the count-based faults above (fail_*, drop_*, reset_puts,
-                      error_after_apply, stall_puts) fire only on requests
+                      error_after_apply, stall_*) fire only on requests
                       whose path contains S (".segments/": segments only;
                       "" = every request); others pass untouched
 
@@ -84,6 +85,7 @@ DEFAULTS = {
     "error_after_apply": 0,
     "stall_puts": 0,
     "stall_ms": 0,
+    "stall_gets": 0,
     "only_path": "",
 }
 
@@ -314,6 +316,8 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         passed = STATE.take("pass_gets", path)
         if not passed and STATE.take("fail_gets", path):
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
+        if not passed and STATE.take("stall_gets", path):
+            time.sleep(STATE.setting("stall_ms") / 1000.0)
         self.relay(self.forward(None))
 
     def do_DELETE(self):
