@@ -17,14 +17,16 @@ under <key>.segments/, rewritten and dropped many times in a few seconds:
      (unknown outcomes), a PUT stalled past s3-request-timeout, 503 and
      dropped replies on segment DELETEs, then a restart with 503s on
      segment GETs and one GET stalled past the request timeout -- while
-     writers SET/HSET/DEL sealed keys: no acknowledged write lost (checked through a client and in the object),
-     every fault fired, sealing went on.
-  3. two nodes: a follower loads the roots (and their key segments) while
-     the broker seals, rewrites and deletes garbage; the broker is
-     SIGKILLed while a key segment is being written (twice): the follower
-     takes over and seals in its turn; no acknowledged write lost, no node
-     refused a root, and after the sweep every object under the prefix is
-     named by the root.
+     writers SET/HSET/DEL sealed keys: no acknowledged write lost
+     (checked through a client and in the object), every fault fired,
+     sealing went on.
+  3. two nodes: writers on both (the follower relays) while the broker
+     seals, rewrites and deletes garbage; the broker is SIGKILLed while a
+     key segment is being written (twice): the follower loads the root and
+     its key segments, takes over and seals in its turn; the killed node
+     restarts; no acknowledged write lost (on both nodes and in the
+     object), no node refused a root, and after the sweep every object
+     under the prefix is named by the root.
   4. a missing and a corrupt key segment: casq refuses to start, names the
      segment, and writes (and deletes) nothing; put back, it loads.
   5. a node whose GETs take 150 ms starts while the broker seals, rewrites
