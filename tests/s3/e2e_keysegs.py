@@ -29,12 +29,15 @@ under <key>.segments/, rewritten and dropped many times in a few seconds:
      under the prefix is named by the root.
   4. a missing and a corrupt key segment: casq refuses to start, names the
      segment, and writes (and deletes) nothing; put back, it loads.
-  5. a node whose GETs take 150 ms starts while the broker seals, rewrites
+  5. SIGKILLs at random moments (6) while writers change sealed keys and
+     casq seals, rewrites and deletes: no acknowledged write lost; after
+     the sweep every object under the prefix is named by the root.
+  6. a node whose GETs take 150 ms starts while the broker seals, rewrites
      and deletes garbage under writers: it loads the root and its key
      segments (again after each lost start-up CAS), never refuses the
      state, and nothing acknowledged is lost.
 
-Usage: e2e_keysegs.py [seal damaged faults nodes loader ...]
+Usage: e2e_keysegs.py [seal damaged faults crash nodes loader ...]
 
 Needs the environment of tests/s3/run_e2e.sh. Ends with `N passed, N failed`.
 """
@@ -543,6 +546,62 @@ def loader(res):
         c.cleanup()
 
 
+def crash(res, kills=6):
+    """SIGKILLs at random moments (PUT latency 5-40 ms, drawn per round)
+    while writers change sealed keys and casq seals, rewrites and deletes:
+    no acknowledged write lost, and after the sweep only named objects."""
+    key = E.unique_key("keyseg-crash")
+    E.fault(reset=True)
+    casq = E.Casq(key, extra=ARGS + ["--segment-gc-grace", "0", "--broker-timeout", "400"], name="casq[crash]")
+    writers = []
+    rng = random.Random()
+    try:
+        casq.start()
+        populate(casq.client(), NKEYS)
+        res.check("crash: keys sealed", wait_for(lambda: sealed(casq), 30))
+        writers = [KeyWriter(lambda: casq.port, n, 4, pause=0.002) for n in range(4)]
+        for w in writers:
+            w.start()
+        sealed_n = mid_seal = 0
+        for _ in range(kills):
+            E.fault(put_delay_ms=rng.randint(5, 40))
+            time.sleep(rng.uniform(0.3, 1.0))
+            try:
+                i = pinfo(casq)
+                sealed_n += i["key_segments_sealed"]
+                mid_seal += i["key_segments_seal_in_progress"]
+            except UNKNOWN:
+                pass
+            casq.kill9()
+            casq.start()
+        for w in writers:
+            w.stop()
+        for w in writers:
+            w.join(60)
+        print("# crash: %d SIGKILLs, %d of them while a key segment was being written; %d key segments "
+              "sealed between them" % (kills, mid_seal, sealed_n))
+        res.check("crash: key segments were sealed between the SIGKILLs (%d)" % sealed_n, sealed_n > 0)
+        check_writers(res, "crash", casq.port, writers)
+        prefix = key + ".segments/"
+
+        def only_named():
+            body, _ = E.s3_get(key)
+            named = E.segment_names(json.loads(body))
+            objs = {o[len(prefix):] for o in E.s3_list(prefix)}
+            only_named.last = (sorted(objs - named)[:3], sorted(named - objs)[:3])
+            return objs == named
+
+        only_named.last = None
+        res.check("crash: after the sweep every object under the prefix is named by the root",
+                  wait_for(only_named, 20), "extra, missing: %r" % (only_named.last,))
+        res.check("crash: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), E.tail(casq.log()))
+    finally:
+        for w in writers:
+            w.stop()
+        E.fault(reset=True)
+        casq.cleanup()
+
+
 def check_object_strings(res, writers, doc):
     wrong = [((k, i), v, doc.string("s:%d" % i)) for w in writers for (k, i), v in w.possible.items()
              if k == "s" and doc.string("s:%d" % i) not in v]
@@ -621,6 +680,10 @@ def main():
         t = time.time()
         res.run("faults on segment requests", seg_faults, res)
         print("# faults: %.1f s" % (time.time() - t))
+    if want("crash"):
+        t = time.time()
+        res.run("SIGKILLs while sealing", crash, res)
+        print("# crash: %.1f s" % (time.time() - t))
     if want("nodes"):
         t = time.time()
         res.run("follower and take-overs mid-seal", two_nodes, res)
