@@ -52,10 +52,15 @@ for b in range(0, n, 1000):
 EOF
 }
 
-# rb NAME CLIENTS REQUESTS TEST RANGE -> "rps p50"
+# rb NAME CLIENTS REQUESTS TEST RANGE -> "rps p50". TEST hset is one field
+# of a preloaded job hash (redis-benchmark's own -t hset writes one key,
+# "myhash"); __rand_int__ is 12 digits, as preload names the jobs.
 rb() {
-    redis-benchmark -p "${PORT[$1]}" -c "$2" -n "$3" -t "$4" -r "$5" --csv 2>/dev/null | tail -1 |
-        awk -F'"' '{ print $4, $8 }'
+    if [ "$4" = hset ]; then
+        redis-benchmark -p "${PORT[$1]}" -c "$2" -n "$3" -r "$5" --csv HSET 'rq:job:__rand_int__' f0 vvvvvvvvvv
+    else
+        redis-benchmark -p "${PORT[$1]}" -c "$2" -n "$3" -t "$4" -r "$5" --csv
+    fi 2>/dev/null | tail -1 | awk -F'"' '{ print $4, $10 }' # rps, p50_latency_ms
 }
 
 declare -A RES

@@ -106,6 +106,43 @@ def s3_put(key, data):
     return etag
 
 
+def s3_delete(key):
+    status, body, _ = s3_request("DELETE", key)
+    if status not in (200, 204, 404):
+        raise RuntimeError("DELETE %s: HTTP %d %r" % (key, status, body[:200]))
+
+
+def s3_list(prefix):
+    """The names of the objects under prefix (ListObjectsV2, every page)."""
+    import re
+    import urllib.parse
+    names, token = [], None
+    while True:
+        q = "?list-type=2&max-keys=1000&prefix=" + urllib.parse.quote(prefix, safe="")
+        if token:
+            q += "&continuation-token=" + urllib.parse.quote(token, safe="")
+        status, body, _ = s3_request("GET", q)
+        if status != 200:
+            raise RuntimeError("LIST %s: HTTP %d %r" % (prefix, status, body[:200]))
+        text = body.decode()
+        names += [urllib.parse.unquote(k) for k in re.findall(r"<Key>([^<]*)</Key>", text)]
+        m = re.search(r"<NextContinuationToken>([^<]*)</NextContinuationToken>", text)
+        if "<IsTruncated>true</IsTruncated>" not in text or not m:
+            return names
+        token = m.group(1)
+
+
+def segment_names(root_json):
+    """Every segment a root names: the databases' key segments and the
+    streams' segments."""
+    names = set()
+    for d in root_json.get("databases", []):
+        names |= {s["name"] for s in d.get("segments", [])}
+        for k in d.get("keys", []):
+            names |= {s["name"] for s in (k.get("stream") or {}).get("segments", [])}
+    return names
+
+
 def unique_key(test):
     return "e2e/%s-%d-%d-%06d.json" % (test, os.getpid(), int(time.time()), random.randrange(10 ** 6))
 
@@ -130,7 +167,8 @@ def fault(**settings):
 def fault_clear():
     """Clears every fault but keeps the counters."""
     return fault(put_delay_ms=0, get_delay_ms=0, max_writes_per_sec=0, fail_puts=0, fail_gets=0,
-                 reset_puts=0, drop_puts=0, error_after_apply=0, stall_puts=0)
+                 reset_puts=0, drop_puts=0, error_after_apply=0, stall_puts=0, fail_deletes=0,
+                 drop_deletes=0, stall_gets=0, only_path="")
 
 
 def proxy_state():
@@ -431,10 +469,23 @@ class Doc:
         self.commit_seq = int(self.json.get("commit_seq"))
         self.epoch = int((self.json.get("broker") or {}).get("epoch", 0))
         self.streams = {}   # (db, key bytes) -> stream dict
+        self.keys = {}      # (db, key bytes) -> key record (key segments merged)
+        self.dup_keys = []  # (db, key bytes) found twice (root and segments)
         for d in self.json.get("databases", []):
             for k in d.get("keys", []):
+                name = (d["id"], bytestr(k["key"]))
+                if name in self.keys:
+                    self.dup_keys.append(name)
+                self.keys[name] = k
                 if k.get("type") == "stream":
                     self.streams[(d["id"], bytestr(k["key"]))] = k["stream"]
+
+    def string(self, key, db=0):
+        """A string key's bytes (None if there is no such string)."""
+        k = self.keys.get((db, key if isinstance(key, bytes) else key.encode()))
+        if not k or k.get("type") != "string":
+            return None
+        return bytestr(k["string"])
 
     def stream(self, key, db=0):
         return self.streams.get((db, key if isinstance(key, bytes) else key.encode()))

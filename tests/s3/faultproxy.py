@@ -30,6 +30,11 @@ stores and networks do, mostly for PUTs (the commits):
   error_after_apply=N the next N PUTs: forward, then answer 500 anyway
   stall_puts=N        the next N PUTs: wait `stall_ms` before forwarding (the
                       client times out; the PUT may still land later)
+  stall_gets=N        the next N GETs: wait `stall_ms` before forwarding
+  only_path=S         the count-based faults above (fail_*, drop_*, reset_puts,
+                      error_after_apply, stall_*) fire only on requests
+                      whose path contains S (".segments/": segments only;
+                      "" = every request); others pass untouched
 
 Control API, on the same port (no bucket can be named "__fault__"):
 
@@ -39,7 +44,8 @@ Control API, on the same port (no bucket can be named "__fault__"):
 
 Counters: requests, puts, puts_forwarded, doc_puts_applied (the same, not
 counting segments' PUTs: objects under a ".segments/" prefix), puts_applied (upstream answered
-2xx), gets, deletes, and injected_<fault> for every fault fired.
+2xx), gets, deletes, seg_puts / seg_gets / seg_deletes (requests on segments),
+and injected_<fault> for every fault fired.
 
 Stdlib only; one thread per connection; HTTP/1.1 keep-alive both ways
 (upstream: one connection per request, so the proxy never retries a request
@@ -79,6 +85,8 @@ DEFAULTS = {
     "error_after_apply": 0,
     "stall_puts": 0,
     "stall_ms": 0,
+    "stall_gets": 0,
+    "only_path": "",
 }
 
 
@@ -113,9 +121,13 @@ class FaultState:
         with self.lock:
             self.counters[name] += 1
 
-    def take(self, name):
-        """Consumes one of the next-N fault `name`; True if it fires."""
+    def take(self, name, path=""):
+        """Consumes one of the next-N fault `name`; True if it fires (on
+        `path`, if only_path allows it there)."""
         with self.lock:
+            only = self.settings["only_path"]
+            if only and only not in path:
+                return False
             if self.settings[name] > 0:
                 self.settings[name] -= 1
                 self.counters["injected_" + name] += 1
@@ -259,22 +271,25 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
             return self.control()
         STATE.count("requests")
         STATE.count("puts")
+        path = self.path.split("?")[0]
+        if ".segments/" in path:
+            STATE.count("seg_puts")
         body = self.read_body()
         delay = STATE.setting("put_delay_ms")
         if delay:
             time.sleep(delay / 1000.0)
-        if STATE.take("reset_puts"):
+        if STATE.take("reset_puts", path):
             return self.reset_connection()
-        if STATE.take("fail_puts"):
+        if STATE.take("fail_puts", path):
             if STATE.setting("fail_status") == 500:
                 return self.reply_s3_error(500, "InternalError", "injected by faultproxy")
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
         if STATE.rate_limited(self.path.split("?")[0]):
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
-        if STATE.take("stall_puts"):
+        if STATE.take("stall_puts", path):
             time.sleep(STATE.setting("stall_ms") / 1000.0)
-        drop = STATE.take("drop_puts")
-        error_after = not drop and STATE.take("error_after_apply")
+        drop = STATE.take("drop_puts", path)
+        error_after = not drop and STATE.take("error_after_apply", path)
         result = self.forward(body)
         STATE.count("puts_forwarded")
         if result is not None and 200 <= result[0] < 300:
@@ -292,21 +307,29 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
             return self.control()
         STATE.count("requests")
         STATE.count("gets")
+        path = self.path.split("?")[0]
+        if ".segments/" in path:
+            STATE.count("seg_gets")
         delay = STATE.setting("get_delay_ms")
         if delay:
             time.sleep(delay / 1000.0)
-        passed = STATE.take("pass_gets")
-        if not passed and STATE.take("fail_gets"):
+        passed = STATE.take("pass_gets", path)
+        if not passed and STATE.take("fail_gets", path):
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
+        if not passed and STATE.take("stall_gets", path):
+            time.sleep(STATE.setting("stall_ms") / 1000.0)
         self.relay(self.forward(None))
 
     def do_DELETE(self):
         STATE.count("requests")
         STATE.count("deletes")
+        path = self.path.split("?")[0]
+        if ".segments/" in path:
+            STATE.count("seg_deletes")
         body = self.read_body()
-        if STATE.take("fail_deletes"):
+        if STATE.take("fail_deletes", path):
             return self.reply_s3_error(503, "SlowDown", "Please reduce your request rate.")
-        drop = STATE.take("drop_deletes")
+        drop = STATE.take("drop_deletes", path)
         result = self.forward(body)
         if drop:
             return self.reset_connection()

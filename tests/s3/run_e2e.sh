@@ -8,6 +8,9 @@
 #       faults     each proxy fault under load (e2e_faults.py)
 #       takeover   two casq processes on one object (e2e_takeover.py)
 #       corrupt    start-up on a damaged object (e2e_corrupt.py)
+#       keysegs    key segments on S3: sealing, faults on segment requests,
+#                  a follower and take-overs mid-seal, damaged segments
+#                  (e2e_keysegs.py)
 #       quickstart docs/s3.md's Quick start, run as written (e2e_quickstart.sh)
 #
 # Starts RGW (tests/s3/rgw.sh; an RGW already answering on RGW_PORT with the
@@ -32,7 +35,7 @@ BUCKET=${S3_BUCKET:-casq-e2e}
 WORK=$(mktemp -d /tmp/casq-e2e.XXXXXX)
 PROXY_PID=
 OWN_RGW=0
-TESTS=${*:-crash faults takeover corrupt quickstart}
+TESTS=${*:-crash faults takeover corrupt keysegs quickstart}
 
 cleanup() {
     local rc=$?
@@ -100,6 +103,7 @@ test_cmd() {
     faults)   echo "$PY $HERE/e2e_faults.py" ;;
     takeover) echo "$PY $HERE/e2e_takeover.py" ;;
     corrupt)  echo "$PY $HERE/e2e_corrupt.py" ;;
+    keysegs)  echo "$PY $HERE/e2e_keysegs.py" ;;
     quickstart) echo "$HERE/e2e_quickstart.sh" ;;
     *)        return 1 ;;
     esac
