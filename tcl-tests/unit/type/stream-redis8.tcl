@@ -42,6 +42,36 @@ proc r8_ids {reply} {
 # The entries of the only stream of an XREADGROUP reply.
 proc r8_entries {reply} { lindex $reply 0 1 }
 
+# Makes pending entries of group g look idle: r8_age key id ms ?id ms ...?
+# (XCLAIM IDLE ... JUSTID: same owner, delivery count unchanged).
+proc r8_age {key args} {
+    foreach {id ms} $args {
+        set owner [lindex [r xpending $key g $id $id 1] 0 1]
+        r xclaim $key g $owner 0 $id IDLE $ms JUSTID
+    }
+}
+
+# The same delivery time, ms ago, for several pending entries of group g.
+proc r8_age_tie {key ms args} {
+    lassign [r time] sec usec
+    set t [expr {$sec * 1000 + $usec / 1000 - $ms}]
+    foreach id $args {
+        set owner [lindex [r xpending $key g $id $id 1] 0 1]
+        r xclaim $key g $owner 0 $id TIME $t JUSTID
+    }
+}
+
+# {id idle count} of each entry of an XREADGROUP CLAIM reply; the idle
+# time rounded down to the age given (10 s steps), 0 for a new entry.
+proc r8_claimed {reply} {
+    set res {}
+    foreach e [r8_entries $reply] {
+        lassign $e id fields idle count
+        lappend res [list $id [expr {$idle / 10000 * 10000}] $count]
+    }
+    return $res
+}
+
 start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal}} {
 
     # --------------------------------------------------------------------
@@ -354,6 +384,52 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set rep [r xreadgroup GROUP g bob BLOCK 5000 CLAIM 10 STREAMS s >]
         list [lindex [r8_entries $rep] 0 0] [lindex [r8_entries $rep] 0 3]
     } {1-0 2}
+
+    # Ordering guarantees: "Idle pending entries are ordered by idle time
+    # (longer first)"; equal idle times in ID order (Redis walks its PEL
+    # indexed by delivery time, then ID). XCLAIM ... IDLE / TIME ... JUSTID
+    # set the delivery times without counting a delivery.
+
+    test {XREADGROUP CLAIM: longest idle first, equal idle times in ID order, then new entries (xreadgroup)} {
+        r8_setup 6
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 5-0 90000 1-0 20000
+        r8_age_tie s 70000 6-0 3-0
+        r xadd s 7-0 i 7
+        r8_claimed [r xreadgroup GROUP g bob COUNT 10 CLAIM 10000 STREAMS s >]
+    } {{5-0 90000 2} {3-0 70000 2} {6-0 70000 2} {2-0 50000 2} {1-0 20000 2} {7-0 0 0}}
+
+    test {XREADGROUP CLAIM: COUNT smaller than the idle set takes the longest idle ones (xreadgroup)} {
+        r8_setup 6
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 5-0 90000 1-0 20000
+        r8_age_tie s 70000 6-0 3-0
+        r xadd s 7-0 i 7
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 2 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g carol COUNT 2 CLAIM 10000 STREAMS s >]]
+        set c [r8_claimed [r xreadgroup GROUP g dave COUNT 3 CLAIM 10000 STREAMS s >]]
+        list $a $b $c [r8_pel s g]
+    } {{{5-0 90000 2} {3-0 70000 2}} {{6-0 70000 2} {2-0 50000 2}} {{1-0 20000 2} {7-0 0 0}} {{1-0 dave 2} {2-0 carol 2} {3-0 bob 2} {4-0 alice 1} {5-0 bob 2} {6-0 carol 2} {7-0 dave 1}}}
+
+    test {XREADGROUP CLAIM: the NACK zone first, in release order, then longest idle first (xreadgroup, xnack)} {
+        r8_setup 5
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 4-0 90000
+        r xnack s g FAIL IDS 1 5-0
+        r xnack s g FAIL IDS 1 1-0
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 3 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 10000 STREAMS s >]]
+        list [lmap e $a {lindex $e 0}] [lmap e $b {lindex $e 0}]
+    } {{5-0 1-0 4-0} 2-0}
+
+    test {XREADGROUP CLAIM: deleted entries are dropped and do not take a COUNT place (xreadgroup)} {
+        r8_setup 4
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 90000 4-0 80000 1-0 70000 3-0 60000
+        r xdel s 2-0 4-0
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 2 CLAIM 10000 STREAMS s >]]
+        list $a [r8_pel s g]
+    } {{{1-0 70000 2} {3-0 60000 2}} {{1-0 bob 2} {3-0 bob 2}}}
 
     # --------------------------------------------------------------------
     # MAXCOUNT of XREAD / XREADGROUP (redis.io: xread, xreadgroup)
@@ -833,4 +909,19 @@ start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} ca
         foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
         list $pel $got
     } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 2} {2-0 2} {3-0 10}}}
+}
+
+# Delivery times are in the state document: after a kill -9 CLAIM still
+# serves the NACK zone first, then the longest idle entries first.
+start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} casq_overrides {stream-id-mode liberal}} {
+    test {XREADGROUP CLAIM after kill -9: the NACK zone, then longest idle first (xreadgroup, casq durability)} {
+        r8_setup 5
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 3-0 90000 1-0 60000 4-0 30000
+        r xnack s g FAIL IDS 1 5-0
+        restart_server 0 kill
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 3 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 10000 STREAMS s >]]
+        list [lmap e $a {lindex $e 0}] [lrange [lindex $a 1] 1 2] $b [r8_pel s g]
+    } {{5-0 3-0 1-0} {90000 2} {{4-0 30000 2}} {{1-0 bob 2} {2-0 alice 1} {3-0 bob 2} {4-0 bob 2} {5-0 bob 2}}}
 }
