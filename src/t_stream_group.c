@@ -303,7 +303,7 @@ static int streamReplyEntryWithMeta(client *c, stream *s, const streamID *id, lo
 
 /* Claims one idle pending entry for XREADGROUP CLAIM (owner, delivery
  * time and count as XCLAIM would set them) and replies it with its
- * delivery metadata. Returns 0 if it was dropped instead: its stream
+ * delivery metadata (idle time and deliveries before this one). Returns 0 if it was dropped instead: its stream
  * entry is gone, or it went to the dead letters. */
 static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
                               const streamID *id, streamNACK *nack, long long now) {
@@ -312,12 +312,16 @@ static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, strea
         if (idtreeFind(&cg->pel, id)) streamDropNACK(cg, id, nack);
         return 0;
     }
+    /* The reply has the deliveries before this one (redis.io: "number of
+     * times this entry was previously delivered"; Redis's own tests: an
+     * entry read once is claimed with 1, XPENDING then shows 2). */
     long long idle = now - nack->delivery_time;
+    uint64_t before = nack->delivery_count;
     nack->delivery_time = now;
-    nack->delivery_count++;
+    streamNACKCountDelivery(nack);
     streamMoveNACK(cg, nack, id, consumer);
     consumer->active_time = now;
-    streamReplyEntryWithMeta(c, s, id, idle < 0 ? 0 : idle, nack->delivery_count);
+    streamReplyEntryWithMeta(c, s, id, idle < 0 ? 0 : idle, before);
     return 1;
 }
 

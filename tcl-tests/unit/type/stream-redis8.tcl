@@ -310,7 +310,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
             lappend res [list $id $fields [expr {$idle >= 20}] $count]
         }
         list $res [r8_pel s g]
-    } {{{1-0 {i 1} 1 2} {2-0 {i 2} 1 2} {3-0 {i 3} 0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 1}}}
+    } {{{1-0 {i 1} 1 1} {2-0 {i 2} 1 1} {3-0 {i 3} 0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 1}}}
 
     test {XREADGROUP CLAIM: entries not idle enough stay where they are (xreadgroup)} {
         r8_setup 2
@@ -326,7 +326,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set ids {}
         foreach e [r8_entries $rep] {lappend ids [lindex $e 0] [lindex $e 3]}
         set ids
-    } {1-0 2 2-0 2}
+    } {1-0 1 2-0 1}
 
     test {XREADGROUP CLAIM: nothing idle, nothing new: nil (xreadgroup)} {
         r8_setup 1
@@ -363,7 +363,25 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         catch {r xreadgroup GROUP g c CLAIM x STREAMS s >} e; lappend res $e
         catch {r xread CLAIM 10 STREAMS s 0} e; lappend res $e
         set res
-    } {{ERR min-idle-time must be a positive integer} {ERR min-idle-time must be a positive integer} {ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.}}
+    } {{ERR min-idle-time must be a positive integer} {ERR min-idle-time is not an integer} {ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.}}
+
+    test {XREADGROUP CLAIM: what is not an integer, as Redis's own tests (xreadgroup)} {
+        r8_setup 1
+        set res {}
+        foreach v {5.5 +10 -0 10e -5.5 COUNT} {
+            catch {r xreadgroup GROUP g c CLAIM $v STREAMS s >} e; lappend res $e
+        }
+        catch {r xreadgroup GROUP g c CLAIM -42 STREAMS s >} e; lappend res $e
+        lsort -unique $res
+    } {{ERR min-idle-time is not an integer} {ERR min-idle-time must be a positive integer}}
+
+    test {XREADGROUP CLAIM: the reply counts the deliveries before this one, XPENDING after it (xreadgroup)} {
+        r8_setup 1
+        r xreadgroup GROUP g alice STREAMS s >
+        set a [lindex [r8_entries [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]] 0 3]
+        set b [lindex [r8_entries [r xreadgroup GROUP g carol CLAIM 0 STREAMS s >]] 0 3]
+        list $a $b [r8_pel s g]
+    } {1 2 {{1-0 carol 3}}}
 
     test {XREADGROUP CLAIM with a blocking read: served by a new entry, with metadata (xreadgroup)} {
         r8_setup 1
@@ -383,7 +401,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         after 20
         set rep [r xreadgroup GROUP g bob BLOCK 5000 CLAIM 10 STREAMS s >]
         list [lindex [r8_entries $rep] 0 0] [lindex [r8_entries $rep] 0 3]
-    } {1-0 2}
+    } {1-0 1}
 
     # Ordering guarantees: "Idle pending entries are ordered by idle time
     # (longer first)"; equal idle times in ID order (Redis walks its PEL
@@ -397,7 +415,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         r8_age_tie s 70000 6-0 3-0
         r xadd s 7-0 i 7
         r8_claimed [r xreadgroup GROUP g bob COUNT 10 CLAIM 10000 STREAMS s >]
-    } {{5-0 90000 2} {3-0 70000 2} {6-0 70000 2} {2-0 50000 2} {1-0 20000 2} {7-0 0 0}}
+    } {{5-0 90000 1} {3-0 70000 1} {6-0 70000 1} {2-0 50000 1} {1-0 20000 1} {7-0 0 0}}
 
     test {XREADGROUP CLAIM: COUNT smaller than the idle set takes the longest idle ones (xreadgroup)} {
         r8_setup 6
@@ -409,7 +427,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b [r8_claimed [r xreadgroup GROUP g carol COUNT 2 CLAIM 10000 STREAMS s >]]
         set c [r8_claimed [r xreadgroup GROUP g dave COUNT 3 CLAIM 10000 STREAMS s >]]
         list $a $b $c [r8_pel s g]
-    } {{{5-0 90000 2} {3-0 70000 2}} {{6-0 70000 2} {2-0 50000 2}} {{1-0 20000 2} {7-0 0 0}} {{1-0 dave 2} {2-0 carol 2} {3-0 bob 2} {4-0 alice 1} {5-0 bob 2} {6-0 carol 2} {7-0 dave 1}}}
+    } {{{5-0 90000 1} {3-0 70000 1}} {{6-0 70000 1} {2-0 50000 1}} {{1-0 20000 1} {7-0 0 0}} {{1-0 dave 2} {2-0 carol 2} {3-0 bob 2} {4-0 alice 1} {5-0 bob 2} {6-0 carol 2} {7-0 dave 1}}}
 
     test {XREADGROUP CLAIM: the NACK zone first, in release order, then longest idle first (xreadgroup, xnack)} {
         r8_setup 5
@@ -429,7 +447,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         r xdel s 2-0 4-0
         set a [r8_claimed [r xreadgroup GROUP g bob COUNT 2 CLAIM 10000 STREAMS s >]]
         list $a [r8_pel s g]
-    } {{{1-0 70000 2} {3-0 60000 2}} {{1-0 bob 2} {3-0 bob 2}}}
+    } {{{1-0 70000 1} {3-0 60000 1}} {{1-0 bob 2} {3-0 bob 2}}}
 
     # --------------------------------------------------------------------
     # MAXCOUNT of XREAD / XREADGROUP (redis.io: xread, xreadgroup)
@@ -559,7 +577,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set got {}
         foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
         list $got [r8_pel s g]
-    } {{{1-0 2} {3-0 2} {2-0 2} {4-0 2} {5-0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 2} {4-0 bob 2} {5-0 bob 1}}}
+    } {{{1-0 1} {3-0 1} {2-0 1} {4-0 1} {5-0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 2} {4-0 bob 2} {5-0 bob 1}}}
 
     test {XNACK then XREADGROUP > and CLAIM: > gives new entries only; CLAIM with COUNT takes the zone first (xnack)} {
         r8_setup 3
@@ -571,7 +589,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b {}
         foreach e [r8_entries $rep] {lappend b [list [lindex $e 0] [lindex $e 3]]}
         list $a $b [r8_pel s g]
-    } {3-0 {{2-0 1}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1}}}
+    } {3-0 {{2-0 0}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1}}}
 
     test {XNACK then XAUTOCLAIM, XCLAIM and XACK take released entries at once (xnack)} {
         r8_setup 3
@@ -810,7 +828,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
         set consumer [dict get [lindex [r xrange dlq - +] 0 1] dlq-consumer]
         list [lindex $a 0 3] $b [dlq_entries dlq] [string length $consumer]
-    } {2 {} {{s 1-0 g 2 max-deliveries i 1}} 0}
+    } {1 {} {{s 1-0 g 2 max-deliveries i 1}} 0}
 
     test {Dead-lettering: XINFO GROUPS and STREAM FULL show the policy; OFF removes it} {
         r del dlq
@@ -908,7 +926,7 @@ start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} ca
         set got {}
         foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
         list $pel $got
-    } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 2} {2-0 2} {3-0 10}}}
+    } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 1} {2-0 1} {3-0 9}}}
 }
 
 # Delivery times are in the state document: after a kill -9 CLAIM still
@@ -923,5 +941,5 @@ start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} ca
         set a [r8_claimed [r xreadgroup GROUP g bob COUNT 3 CLAIM 10000 STREAMS s >]]
         set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 10000 STREAMS s >]]
         list [lmap e $a {lindex $e 0}] [lrange [lindex $a 1] 1 2] $b [r8_pel s g]
-    } {{5-0 3-0 1-0} {90000 2} {{4-0 30000 2}} {{1-0 bob 2} {2-0 alice 1} {3-0 bob 2} {4-0 bob 2} {5-0 bob 2}}}
+    } {{5-0 3-0 1-0} {90000 1} {{4-0 30000 1}} {{1-0 bob 2} {2-0 alice 1} {3-0 bob 2} {4-0 bob 2} {5-0 bob 2}}}
 }
