@@ -1912,8 +1912,7 @@ void xreadCommand(client *c) {
                 return;
             }
             i++;
-            if (getLongLongFromObjectOrReply(c, c->argv[i], &claim_idle, "min-idle-time must be a positive integer") !=
-                C_OK)
+            if (getLongLongFromObjectOrReply(c, c->argv[i], &claim_idle, "min-idle-time is not an integer") != C_OK)
                 return;
             if (claim_idle < 0) {
                 addReplyError(c, "min-idle-time must be a positive integer");

@@ -303,7 +303,7 @@ static int streamReplyEntryWithMeta(client *c, stream *s, const streamID *id, lo
 
 /* Claims one idle pending entry for XREADGROUP CLAIM (owner, delivery
  * time and count as XCLAIM would set them) and replies it with its
- * delivery metadata. Returns 0 if it was dropped instead: its stream
+ * delivery metadata (idle time and deliveries before this one). Returns 0 if it was dropped instead: its stream
  * entry is gone, or it went to the dead letters. */
 static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
                               const streamID *id, streamNACK *nack, long long now) {
@@ -312,12 +312,16 @@ static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, strea
         if (idtreeFind(&cg->pel, id)) streamDropNACK(cg, id, nack);
         return 0;
     }
+    /* The reply has the deliveries before this one (redis.io: "number of
+     * times this entry was previously delivered"; Redis's own tests: an
+     * entry read once is claimed with 1, XPENDING then shows 2). */
     long long idle = now - nack->delivery_time;
+    uint64_t before = nack->delivery_count;
     nack->delivery_time = now;
-    nack->delivery_count++;
+    streamNACKCountDelivery(nack);
     streamMoveNACK(cg, nack, id, consumer);
     consumer->active_time = now;
-    streamReplyEntryWithMeta(c, s, id, idle < 0 ? 0 : idle, nack->delivery_count);
+    streamReplyEntryWithMeta(c, s, id, idle < 0 ? 0 : idle, before);
     return 1;
 }
 
@@ -330,10 +334,6 @@ typedef struct zoneEntry {
 static int zoneEntryBySeq(const void *a, const void *b) {
     uint64_t x = ((const zoneEntry *)a)->seq, y = ((const zoneEntry *)b)->seq;
     return x < y ? -1 : x > y;
-}
-
-static int zoneEntryByID(const void *a, const void *b) {
-    return streamCompareID(&((const zoneEntry *)a)->id, &((const zoneEntry *)b)->id);
 }
 
 /* The group's NACK zone, first released first (*n entries, zfree it).
@@ -355,54 +355,151 @@ static zoneEntry *streamNackZone(streamCG *cg, size_t *n) {
     return zone;
 }
 
+/* An idle pending entry as the claim phase orders them after the NACK
+ * zone: longest idle first, i.e. oldest delivery time first, and equal
+ * delivery times in ID order (Redis 8.4 walks its PEL indexed by the
+ * pair delivery time, ID). */
+typedef struct idleEntry {
+    long long dtime;
+    streamID id;
+} idleEntry;
+
+static int idleEntryCompare(const idleEntry *a, const idleEntry *b) {
+    if (a->dtime != b->dtime) return a->dtime < b->dtime ? -1 : 1;
+    return streamCompareID(&a->id, &b->id);
+}
+
+static int idleEntryQsort(const void *a, const void *b) {
+    return idleEntryCompare(a, b);
+}
+
+static int streamIDQsort(const void *a, const void *b) {
+    return streamCompareID(a, b);
+}
+
+/* Max-heap on idleEntryCompare: the root is the youngest entry kept. */
+static void idleHeapSiftDown(idleEntry *h, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, top = i;
+        if (l < n && idleEntryCompare(&h[l], &h[top]) > 0) top = l;
+        if (r < n && idleEntryCompare(&h[r], &h[top]) > 0) top = r;
+        if (top == i) return;
+        idleEntry t = h[i];
+        h[i] = h[top];
+        h[top] = t;
+        i = top;
+    }
+}
+
+static void idleHeapPush(idleEntry *h, size_t n, idleEntry e) {
+    size_t i = n;
+    h[i] = e;
+    while (i && idleEntryCompare(&h[(i - 1) / 2], &h[i]) < 0) {
+        idleEntry t = h[i];
+        h[i] = h[(i - 1) / 2];
+        h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+/* The `limit` (0: all) longest idle pending entries of the group, idle
+ * for at least minidle ms, longest idle first (*n entries, zfree it).
+ * Entries of the NACK zone and the IDs in done (sorted: what this read
+ * already claimed) are left out. One walk of the PEL keeping the limit
+ * oldest in a heap, O(N log limit): the whole PEL is never sorted, only
+ * what is returned. */
+static idleEntry *streamOldestIdle(streamCG *cg, long long minidle, long long now, size_t limit,
+                                   const streamID *done, size_t ndone, size_t *n) {
+    size_t cap = limit ? limit : 16, k = 0;
+    idleEntry *sel = zmalloc(sizeof(*sel) * cap);
+    idtreeIter it;
+    for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
+        streamNACK *nack = idtreeIterVal(&it);
+        if (now - nack->delivery_time < minidle) continue;
+        if (!nack->consumer && nack->nack_seq) continue; /* the zone: served before */
+        idleEntry e = {nack->delivery_time, *idtreeIterKey(&it)};
+        if (ndone && bsearch(&e.id, done, ndone, sizeof(*done), streamIDQsort)) continue;
+        if (!limit) {
+            if (k == cap) sel = zrealloc(sel, sizeof(*sel) * (cap *= 2));
+            sel[k++] = e;
+        } else if (k < limit) {
+            idleHeapPush(sel, k++, e);
+        } else if (idleEntryCompare(&e, &sel[0]) < 0) {
+            sel[0] = e;
+            idleHeapSiftDown(sel, k, 0);
+        }
+    }
+    qsort(sel, k, sizeof(*sel), idleEntryQsort);
+    *n = k;
+    return sel;
+}
+
+/* Claims the pending entry id for the read if it is still there and idle
+ * enough, and notes it in done. Returns 1 if it was replied. */
+static int streamClaimIdleForRead(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
+                                  const streamID *id, long long minidle, long long now, streamID *done,
+                                  size_t *ndone) {
+    streamNACK *nack = idtreeFind(&cg->pel, id);
+    if (!nack || now - nack->delivery_time < minidle) return 0;
+    if (!streamClaimForRead(c, key, s, cg, consumer, id, nack, now)) return 0;
+    done[(*ndone)++] = *id;
+    return 1;
+}
+
 /* The claim phase of XREADGROUP CLAIM: the group's pending entries idle
  * for at least minidle ms, up to count (0: all), are delivered to
  * consumer as XCLAIM would (owner, delivery time, count) and replied
  * with their delivery metadata (raw entries, no array header). The NACK
  * zone comes first, in the order its entries were released (Redis 8.8:
  * released entries are delivered before other idle ones), then the
- * other idle entries in ID order. Pending entries whose stream entry is
- * gone are dropped, as XAUTOCLAIM does. Returns the number of entries
- * replied. */
+ * other idle entries, longest idle first (redis.io xreadgroup, "Ordering
+ * guarantees"; equal idle times in ID order). Pending entries whose
+ * stream entry is gone are dropped, as XAUTOCLAIM does; the entries
+ * replied are then the count longest idle of those left. Returns the
+ * number of entries replied. */
 size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, streamConsumer *consumer,
                                    long long minidle, size_t count) {
     long long now = commandTimeSnapshot();
-    size_t n = 0, zlen = 0;
-    zoneEntry *zone = NULL;
+    size_t n = 0, ndone = 0;
+    size_t done_cap = count ? count : idtreeSize(&cg->pel);
+    streamID *done = zmalloc(sizeof(*done) * (done_cap ? done_cap : 1));
+
     if (cg->nack_zone_len) {
-        zone = streamNackZone(cg, &zlen);
+        size_t zlen;
+        zoneEntry *zone = streamNackZone(cg, &zlen);
         for (size_t k = 0; k < zlen && (!count || n < count); k++) {
-            streamNACK *nack = idtreeFind(&cg->pel, &zone[k].id);
-            if (!nack || now - nack->delivery_time < minidle) continue;
-            if (streamClaimForRead(c, key, s, cg, consumer, &zone[k].id, nack, now)) {
-                n++;
-                if (streamReplyBudgetExhausted(c)) goto done; /* MAXSIZE */
+            if (!streamClaimIdleForRead(c, key, s, cg, consumer, &zone[k].id, minidle, now, done, &ndone)) continue;
+            n++;
+            if (streamReplyBudgetExhausted(c)) { /* MAXSIZE */
+                zfree(zone);
+                goto done;
             }
         }
-        /* The second pass skips what the first one handled. */
-        qsort(zone, zlen, sizeof(*zone), zoneEntryByID);
+        zfree(zone);
     }
-    idtreeIter it;
-    idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
-    while (idtreeIterValid(&it) && (!count || n < count)) {
-        streamID id = *idtreeIterKey(&it);
-        streamNACK *nack = idtreeIterVal(&it);
-        zoneEntry key_entry = {id, 0};
-        if (now - nack->delivery_time < minidle ||
-            (zlen && bsearch(&key_entry, zone, zlen, sizeof(*zone), zoneEntryByID))) {
-            idtreeIterNext(&it);
-            continue;
+
+    /* Select the oldest, claim them; if some were dropped on the way
+     * (entry gone, dead-lettered), select again for the places left. */
+    while (!count || n < count) {
+        size_t want = count ? count - n : 0, ncand, dropped = 0;
+        qsort(done, ndone, sizeof(*done), streamIDQsort);
+        idleEntry *cand = streamOldestIdle(cg, minidle, now, want, done, ndone, &ncand);
+        for (size_t k = 0; k < ncand; k++) {
+            if (!streamClaimIdleForRead(c, key, s, cg, consumer, &cand[k].id, minidle, now, done, &ndone)) {
+                dropped++;
+                continue;
+            }
+            n++;
+            if (streamReplyBudgetExhausted(c)) { /* MAXSIZE */
+                zfree(cand);
+                goto done;
+            }
         }
-        if (!streamClaimForRead(c, key, s, cg, consumer, &id, nack, now)) {
-            idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
-            continue;
-        }
-        n++;
-        if (streamReplyBudgetExhausted(c)) break; /* MAXSIZE */
-        idtreeIterNext(&it); /* consumer PELs only changed: `it` stays valid */
+        zfree(cand);
+        if (!count || !dropped || ncand < want) break; /* every idle entry was a candidate */
     }
 done:
-    zfree(zone);
+    zfree(done);
     return n;
 }
 

@@ -325,7 +325,7 @@ start_server {tags {"stream" "casq-only"}} {
             lappend res [list [dict get [lindex $e 1] n] [expr {[lindex $e 2] >= 20}] [lindex $e 3]]
         }
         list $res [prio_values [r xreadgroup group g bob streams q >]] [dict get [prio_group_info q g] lag]
-    } {{{h1 1 2} {h2 0 0} {n1 0 0} {h3 0 0}} {n2 n3} 0}
+    } {{{h1 1 1} {h2 0 0} {n1 0 0} {h3 0 0}} {n2 n3} 0}
 
     test {MAXCOUNT and MAXSIZE bound a priority group's delivery; the rest follows in order} {
         r del q

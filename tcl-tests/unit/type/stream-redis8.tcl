@@ -42,6 +42,36 @@ proc r8_ids {reply} {
 # The entries of the only stream of an XREADGROUP reply.
 proc r8_entries {reply} { lindex $reply 0 1 }
 
+# Makes pending entries of group g look idle: r8_age key id ms ?id ms ...?
+# (XCLAIM IDLE ... JUSTID: same owner, delivery count unchanged).
+proc r8_age {key args} {
+    foreach {id ms} $args {
+        set owner [lindex [r xpending $key g $id $id 1] 0 1]
+        r xclaim $key g $owner 0 $id IDLE $ms JUSTID
+    }
+}
+
+# The same delivery time, ms ago, for several pending entries of group g.
+proc r8_age_tie {key ms args} {
+    lassign [r time] sec usec
+    set t [expr {$sec * 1000 + $usec / 1000 - $ms}]
+    foreach id $args {
+        set owner [lindex [r xpending $key g $id $id 1] 0 1]
+        r xclaim $key g $owner 0 $id TIME $t JUSTID
+    }
+}
+
+# {id idle count} of each entry of an XREADGROUP CLAIM reply; the idle
+# time rounded down to the age given (10 s steps), 0 for a new entry.
+proc r8_claimed {reply} {
+    set res {}
+    foreach e [r8_entries $reply] {
+        lassign $e id fields idle count
+        lappend res [list $id [expr {$idle / 10000 * 10000}] $count]
+    }
+    return $res
+}
+
 start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal}} {
 
     # --------------------------------------------------------------------
@@ -280,7 +310,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
             lappend res [list $id $fields [expr {$idle >= 20}] $count]
         }
         list $res [r8_pel s g]
-    } {{{1-0 {i 1} 1 2} {2-0 {i 2} 1 2} {3-0 {i 3} 0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 1}}}
+    } {{{1-0 {i 1} 1 1} {2-0 {i 2} 1 1} {3-0 {i 3} 0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 1}}}
 
     test {XREADGROUP CLAIM: entries not idle enough stay where they are (xreadgroup)} {
         r8_setup 2
@@ -296,7 +326,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set ids {}
         foreach e [r8_entries $rep] {lappend ids [lindex $e 0] [lindex $e 3]}
         set ids
-    } {1-0 2 2-0 2}
+    } {1-0 1 2-0 1}
 
     test {XREADGROUP CLAIM: nothing idle, nothing new: nil (xreadgroup)} {
         r8_setup 1
@@ -333,7 +363,25 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         catch {r xreadgroup GROUP g c CLAIM x STREAMS s >} e; lappend res $e
         catch {r xread CLAIM 10 STREAMS s 0} e; lappend res $e
         set res
-    } {{ERR min-idle-time must be a positive integer} {ERR min-idle-time must be a positive integer} {ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.}}
+    } {{ERR min-idle-time must be a positive integer} {ERR min-idle-time is not an integer} {ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.}}
+
+    test {XREADGROUP CLAIM: what is not an integer, as Redis's own tests (xreadgroup)} {
+        r8_setup 1
+        set res {}
+        foreach v {5.5 +10 -0 10e -5.5 COUNT} {
+            catch {r xreadgroup GROUP g c CLAIM $v STREAMS s >} e; lappend res $e
+        }
+        catch {r xreadgroup GROUP g c CLAIM -42 STREAMS s >} e; lappend res $e
+        lsort -unique $res
+    } {{ERR min-idle-time is not an integer} {ERR min-idle-time must be a positive integer}}
+
+    test {XREADGROUP CLAIM: the reply counts the deliveries before this one, XPENDING after it (xreadgroup)} {
+        r8_setup 1
+        r xreadgroup GROUP g alice STREAMS s >
+        set a [lindex [r8_entries [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]] 0 3]
+        set b [lindex [r8_entries [r xreadgroup GROUP g carol CLAIM 0 STREAMS s >]] 0 3]
+        list $a $b [r8_pel s g]
+    } {1 2 {{1-0 carol 3}}}
 
     test {XREADGROUP CLAIM with a blocking read: served by a new entry, with metadata (xreadgroup)} {
         r8_setup 1
@@ -353,7 +401,53 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         after 20
         set rep [r xreadgroup GROUP g bob BLOCK 5000 CLAIM 10 STREAMS s >]
         list [lindex [r8_entries $rep] 0 0] [lindex [r8_entries $rep] 0 3]
-    } {1-0 2}
+    } {1-0 1}
+
+    # Ordering guarantees: "Idle pending entries are ordered by idle time
+    # (longer first)"; equal idle times in ID order (Redis walks its PEL
+    # indexed by delivery time, then ID). XCLAIM ... IDLE / TIME ... JUSTID
+    # set the delivery times without counting a delivery.
+
+    test {XREADGROUP CLAIM: longest idle first, equal idle times in ID order, then new entries (xreadgroup)} {
+        r8_setup 6
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 5-0 90000 1-0 20000
+        r8_age_tie s 70000 6-0 3-0
+        r xadd s 7-0 i 7
+        r8_claimed [r xreadgroup GROUP g bob COUNT 10 CLAIM 10000 STREAMS s >]
+    } {{5-0 90000 1} {3-0 70000 1} {6-0 70000 1} {2-0 50000 1} {1-0 20000 1} {7-0 0 0}}
+
+    test {XREADGROUP CLAIM: COUNT smaller than the idle set takes the longest idle ones (xreadgroup)} {
+        r8_setup 6
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 5-0 90000 1-0 20000
+        r8_age_tie s 70000 6-0 3-0
+        r xadd s 7-0 i 7
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 2 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g carol COUNT 2 CLAIM 10000 STREAMS s >]]
+        set c [r8_claimed [r xreadgroup GROUP g dave COUNT 3 CLAIM 10000 STREAMS s >]]
+        list $a $b $c [r8_pel s g]
+    } {{{5-0 90000 1} {3-0 70000 1}} {{6-0 70000 1} {2-0 50000 1}} {{1-0 20000 1} {7-0 0 0}} {{1-0 dave 2} {2-0 carol 2} {3-0 bob 2} {4-0 alice 1} {5-0 bob 2} {6-0 carol 2} {7-0 dave 1}}}
+
+    test {XREADGROUP CLAIM: the NACK zone first, in release order, then longest idle first (xreadgroup, xnack)} {
+        r8_setup 5
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 50000 4-0 90000
+        r xnack s g FAIL IDS 1 5-0
+        r xnack s g FAIL IDS 1 1-0
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 3 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 10000 STREAMS s >]]
+        list [lmap e $a {lindex $e 0}] [lmap e $b {lindex $e 0}]
+    } {{5-0 1-0 4-0} 2-0}
+
+    test {XREADGROUP CLAIM: deleted entries are dropped and do not take a COUNT place (xreadgroup)} {
+        r8_setup 4
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 2-0 90000 4-0 80000 1-0 70000 3-0 60000
+        r xdel s 2-0 4-0
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 2 CLAIM 10000 STREAMS s >]]
+        list $a [r8_pel s g]
+    } {{{1-0 70000 1} {3-0 60000 1}} {{1-0 bob 2} {3-0 bob 2}}}
 
     # --------------------------------------------------------------------
     # MAXCOUNT of XREAD / XREADGROUP (redis.io: xread, xreadgroup)
@@ -483,7 +577,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set got {}
         foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
         list $got [r8_pel s g]
-    } {{{1-0 2} {3-0 2} {2-0 2} {4-0 2} {5-0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 2} {4-0 bob 2} {5-0 bob 1}}}
+    } {{{1-0 1} {3-0 1} {2-0 1} {4-0 1} {5-0 0}} {{1-0 bob 2} {2-0 bob 2} {3-0 bob 2} {4-0 bob 2} {5-0 bob 1}}}
 
     test {XNACK then XREADGROUP > and CLAIM: > gives new entries only; CLAIM with COUNT takes the zone first (xnack)} {
         r8_setup 3
@@ -495,7 +589,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b {}
         foreach e [r8_entries $rep] {lappend b [list [lindex $e 0] [lindex $e 3]]}
         list $a $b [r8_pel s g]
-    } {3-0 {{2-0 1}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1}}}
+    } {3-0 {{2-0 0}} {{1-0 alice 1} {2-0 bob 1} {3-0 bob 1}}}
 
     test {XNACK then XAUTOCLAIM, XCLAIM and XACK take released entries at once (xnack)} {
         r8_setup 3
@@ -734,7 +828,7 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         set b [r xreadgroup GROUP g bob CLAIM 0 STREAMS s >]
         set consumer [dict get [lindex [r xrange dlq - +] 0 1] dlq-consumer]
         list [lindex $a 0 3] $b [dlq_entries dlq] [string length $consumer]
-    } {2 {} {{s 1-0 g 2 max-deliveries i 1}} 0}
+    } {1 {} {{s 1-0 g 2 max-deliveries i 1}} 0}
 
     test {Dead-lettering: XINFO GROUPS and STREAM FULL show the policy; OFF removes it} {
         r del dlq
@@ -832,5 +926,20 @@ start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} ca
         set got {}
         foreach e [r8_entries $rep] {lappend got [list [lindex $e 0] [lindex $e 3]]}
         list $pel $got
-    } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 2} {2-0 2} {3-0 10}}}
+    } {{{1-0 alice owned 1} {2-0 {} -1 1} {3-0 {} -1 9} {4-0 {} -1 1}} {{4-0 1} {2-0 1} {3-0 9}}}
+}
+
+# Delivery times are in the state document: after a kill -9 CLAIM still
+# serves the NACK zone first, then the longest idle entries first.
+start_server {tags {"stream" "casq-only" "needs:restart" "needs:persistence"} casq_overrides {stream-id-mode liberal}} {
+    test {XREADGROUP CLAIM after kill -9: the NACK zone, then longest idle first (xreadgroup, casq durability)} {
+        r8_setup 5
+        r xreadgroup GROUP g alice STREAMS s >
+        r8_age s 3-0 90000 1-0 60000 4-0 30000
+        r xnack s g FAIL IDS 1 5-0
+        restart_server 0 kill
+        set a [r8_claimed [r xreadgroup GROUP g bob COUNT 3 CLAIM 10000 STREAMS s >]]
+        set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 10000 STREAMS s >]]
+        list [lmap e $a {lindex $e 0}] [lrange [lindex $a 1] 1 2] $b [r8_pel s g]
+    } {{5-0 3-0 1-0} {90000 1} {{4-0 30000 1}} {{1-0 bob 2} {2-0 alice 1} {3-0 bob 2} {4-0 bob 2} {5-0 bob 2}}}
 }
