@@ -46,12 +46,21 @@
  * low bits first) and its bytes -- one byte of overhead for an element
  * shorter than 128 bytes, as a listpack entry's header. Element i is found
  * by walking from the first (a chunk has at most LIST_CHUNK_MAX), as in a
- * listpack; a listPos remembers the byte offset it reached. */
+ * listpack; a listPos remembers the byte offset it reached.
+ *
+ * A full chunk whose elements are all plain text (their JSON is each one's
+ * bytes between quotes, nothing escaped) is "frozen" once its JSON is
+ * made for a document: the JSON, which the chunk keeps for the documents
+ * anyway, then holds the elements and the packed buffer goes, so such a
+ * chunk costs its JSON only (an element's bytes and 3). Reads walk the
+ * JSON from quote to quote; a change thaws the chunk first (rebuilds the
+ * buffer, drops the JSON, which a document may still be borrowing). */
 typedef struct listChunk {
     struct listChunk *prev, *next;
-    char *buf;
-    size_t bstart, bend, bcap;
+    char *buf;         /* NULL while frozen */
+    size_t bstart, bend, bcap; /* frozen: 0, the bytes buf would use, 0 */
     int n;             /* elements */
+    int frozen;        /* the elements live in json only (below) */
     sds json;          /* cached: the elements' JSON, comma separated; NULL
                         * when stale */
     uint64_t json_pin; /* docTextRef pin of json */
@@ -162,13 +171,27 @@ static inline const char *entryGet(const char *p, size_t *len) {
     return (const char *)u;
 }
 
-/* Byte offset of element i's entry (i == n: bend). */
+/* The bytes of the entry at offset off (in buf, or in json if frozen);
+ * *next is the following entry's offset. */
+static inline const char *chunkEntry(const listChunk *ch, size_t off, size_t *len, size_t *next) {
+    if (ch->frozen) {
+        const char *v = ch->json + off + 1; /* after the opening quote */
+        const char *q = memchr(v, '"', sdslen(ch->json) - off - 1);
+        *len = (size_t)(q - v);
+        *next = off + *len + 3; /* the quotes and the comma */
+        return v;
+    }
+    const char *v = entryGet(ch->buf + off, len);
+    *next = (size_t)(v - ch->buf) + *len;
+    return v;
+}
+
+/* Byte offset of element i's entry (i == n: the end). */
 static size_t chunkOffsetOf(const listChunk *ch, int i) {
-    size_t off = ch->bstart;
+    size_t off = ch->frozen ? 0 : ch->bstart;
     while (i-- > 0) {
         size_t len;
-        const char *v = entryGet(ch->buf + off, &len);
-        off = (size_t)(v - ch->buf) + len;
+        chunkEntry(ch, off, &len, &off);
     }
     return off;
 }
@@ -183,6 +206,9 @@ static listChunk *chunkNew(void) { return zcalloc(sizeof(listChunk)); }
 /* The chunk's elements change: its cached JSON goes (to the document that
  * borrowed it, if any). */
 static void chunkDirty(listChunk *ch) {
+    /* A frozen chunk's JSON holds its elements: every change thaws the
+     * chunk first (chunkThaw). */
+    serverAssert(!ch->frozen);
     if (!ch->json) return;
     docTextFree(ch->json, ch->json_pin);
     ch->json = NULL;
@@ -196,6 +222,23 @@ static void chunkFree(listChunk *ch) {
 }
 
 static inline size_t chunkBytes(const listChunk *ch) { return ch->bend - ch->bstart; }
+
+/* A frozen chunk gets its buffer back, before a change. */
+static void chunkThaw(listChunk *ch) {
+    if (!ch->frozen) return;
+    size_t used = chunkBytes(ch), off = 0, w = 0;
+    char *nb = zmalloc(used ? used : 1);
+    for (int i = 0; i < ch->n; i++) {
+        size_t len;
+        const char *v = chunkEntry(ch, off, &len, &off);
+        w = (size_t)(entryPut(nb + w, v, len) - nb);
+    }
+    ch->buf = nb;
+    ch->bstart = 0;
+    ch->bend = ch->bcap = used;
+    ch->frozen = 0;
+    chunkDirty(ch);
+}
 
 /* Room for `need` more bytes at the end of buf. */
 static void chunkBytesRoomAtEnd(listChunk *ch, size_t need) {
@@ -267,6 +310,7 @@ static inline int chunkFull(const listChunk *ch) {
 /* A full chunk that another one now follows (or precedes) gives back the
  * room it kept for growing. */
 static void chunkShrinkToFit(listChunk *ch) {
+    if (ch->frozen) return;
     size_t used = chunkBytes(ch);
     if (ch->bcap > used) {
         char *nb = zmalloc(used ? used : 1);
@@ -291,6 +335,7 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
             ch = chunkNew();
             rlistLinkAfter(l, l->tail, ch);
         }
+        chunkThaw(ch);
         chunkBytesRoomAtEnd(ch, esize);
         entryPut(ch->buf + ch->bend, v, len);
         ch->bend += esize;
@@ -303,6 +348,7 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
             ch = chunkNew();
             rlistLinkAfter(l, NULL, ch);
         }
+        chunkThaw(ch);
         chunkBytesRoomAtStart(ch, esize);
         ch->bstart -= esize;
         entryPut(ch->buf + ch->bstart, v, len);
@@ -314,6 +360,10 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
 /* Removes the element at p and returns it (a new sds). */
 static sds rlistTake(rlist *l, listPos p) {
     listChunk *ch = p.ch;
+    if (ch->frozen) {
+        chunkThaw(ch);
+        p.off = chunkOffsetOf(ch, p.i);
+    }
     size_t len;
     const char *ptr = entryGet(ch->buf + p.off, &len);
     sds v = sdsnewlen(ptr, len);
@@ -367,7 +417,10 @@ static int rlistSeek(rlist *l, long index, listPos *p) {
     return 1;
 }
 
-static inline const char *posGet(listPos p, size_t *len) { return entryGet(p.ch->buf + p.off, len); }
+static inline const char *posGet(listPos p, size_t *len) {
+    size_t next;
+    return chunkEntry(p.ch, p.off, len, &next);
+}
 
 static inline int posEquals(listPos p, const char *s, size_t len) {
     size_t vlen;
@@ -381,8 +434,7 @@ static int posNext(listPos *p, int dir) {
     if (dir == LIST_TAIL) {
         if (++p->i < p->ch->n) {
             size_t len;
-            const char *v = entryGet(p->ch->buf + p->off, &len);
-            p->off = (size_t)(v - p->ch->buf) + len;
+            chunkEntry(p->ch, p->off, &len, &p->off);
             return 1;
         }
         p->ch = p->ch->next;
@@ -403,6 +455,7 @@ static int posNext(listPos *p, int dir) {
 /* Moves the elements from index `from` on of ch into a new chunk after
  * it. */
 static void chunkSplit(rlist *l, listChunk *ch, int from) {
+    chunkThaw(ch);
     listChunk *nc = chunkNew();
     size_t bfrom = chunkOffsetOf(ch, from);
     size_t bytes = ch->bend - bfrom;
@@ -419,6 +472,7 @@ static void chunkSplit(rlist *l, listChunk *ch, int from) {
 /* Inserts a copy of v[0..len) before (after=0) or after p. */
 static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int after) {
     listChunk *ch = p.ch;
+    chunkThaw(ch);
     int at = p.i + (after ? 1 : 0);
     if (ch->n >= 2 * LIST_CHUNK_MAX || chunkBytes(ch) >= 2 * LIST_CHUNK_BYTES) {
         int half = ch->n / 2;
@@ -444,6 +498,10 @@ static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int afte
 
 static void rlistReplace(rlist *l, listPos p, const char *v, size_t len) {
     listChunk *ch = p.ch;
+    if (ch->frozen) {
+        chunkThaw(ch);
+        p.off = chunkOffsetOf(ch, p.i);
+    }
     if (ch->n == 1) {
         /* Taking the only element would free the chunk. */
         size_t olen;
@@ -469,12 +527,11 @@ static void rlistReplace(rlist *l, listPos p, const char *v, size_t len) {
 static rlist *rlistDup(const rlist *src) {
     rlist *l = rlistNew();
     for (listChunk *ch = src->head; ch; ch = ch->next) {
-        size_t off = ch->bstart;
+        size_t off = chunkOffsetOf(ch, 0);
         for (int i = 0; i < ch->n; i++) {
             size_t len;
-            const char *v = entryGet(ch->buf + off, &len);
+            const char *v = chunkEntry(ch, off, &len, &off);
             rlistPush(l, v, len, LIST_TAIL);
-            off = (size_t)(v - ch->buf) + len;
         }
     }
     l->quicklist = src->quicklist;
@@ -1028,27 +1085,42 @@ static void blmpopCommand(client *c) { lmpopGenericCommand(c, 2, 1); }
  * The state document: ["element", ...]
  * ===================================================================== */
 
-/* Appends the chunk's elements as JSON to out. */
-static sds chunkCatJSON(sds out, const listChunk *ch) {
+/* Appends the chunk's (packed) elements as JSON to out; *raw gets the sum
+ * of their lengths. */
+static sds chunkCatJSON(sds out, const listChunk *ch, size_t *raw) {
     out = sdsMakeRoomFor(out, chunkBytes(ch) + 3 * (size_t)ch->n);
     size_t off = ch->bstart;
+    *raw = 0;
     for (int i = 0; i < ch->n; i++) {
         size_t vlen;
         const char *v = entryGet(ch->buf + off, &vlen);
         off = (size_t)(v - ch->buf) + vlen;
+        *raw += vlen;
         if (i) out = sdscatlen(out, ",", 1);
         out = jsonCatBytes(out, v, vlen);
     }
     return out;
 }
 
-/* The chunk's elements as JSON, cached for the documents to borrow. */
+/* The chunk's elements as JSON, cached for the documents to borrow; a full
+ * chunk of plain-text elements freezes (see listChunk). */
 static sds chunkJSON(listChunk *ch) {
     if (ch->json) return ch->json;
+    size_t raw;
     /* Kept until the chunk changes: without the room sds left to grow. */
-    sds out = sdsRemoveFreeSpace(chunkCatJSON(sdsempty(), ch));
+    sds out = sdsRemoveFreeSpace(chunkCatJSON(sdsempty(), ch, &raw));
     ch->json = out;
     ch->json_pin = 0;
+    /* Escaping or base64 makes an element's JSON longer than its bytes and
+     * two quotes: equal lengths mean every element is verbatim. */
+    if (ch->n > 0 && chunkFull(ch) && sdslen(out) == raw + 3 * (size_t)ch->n - 1) {
+        size_t used = chunkBytes(ch);
+        zfree(ch->buf);
+        ch->buf = NULL;
+        ch->bstart = ch->bcap = 0;
+        ch->bend = used;
+        ch->frozen = 1;
+    }
     return out;
 }
 
@@ -1072,8 +1144,9 @@ static sds listTypeCatJSON(sds out, robj *o) {
     out = sdscatlen(out, "[", 1);
     for (listChunk *ch = l->head; ch; ch = ch->next) {
         if (ch != l->head) out = sdscatlen(out, ",", 1);
+        size_t raw;
         if (ch->json) out = sdscatlen(out, ch->json, sdslen(ch->json));
-        else out = chunkCatJSON(out, ch);
+        else out = chunkCatJSON(out, ch, &raw);
     }
     return sdscatlen(out, "]", 1);
 }
