@@ -258,7 +258,7 @@ start_server {tags {"set"}} {
     # second byte (127/128), with set-max-listpack-value raised; an intset
     # that takes a string member becomes a listpack of its integers.
     test {A listpack set with long members, removed from the middle} {
-        r config set set-max-listpack-value 1000
+        r config set set-max-listpack-value 2000
         r del myset
         set members {}
         foreach len {0 1 126 127 128 129 300 999} {
