@@ -54,7 +54,7 @@ trap cleanup EXIT
 
 free_port() {
     local p=$1
-    while [ "$p" -lt 26000 ]; do
+    while [ "$p" -lt $((PORT_BASE + 100)) ]; do
         if ! (exec 3<>/dev/tcp/127.0.0.1/"$p") 2>/dev/null; then echo "$p"; return; fi
         p=$((p + 1))
     done
