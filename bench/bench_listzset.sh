@@ -17,7 +17,8 @@
 #   writes  RPUSH / LPOP of a queue, ZADD of random members, ZINCRBY:
 #           casq vs redis-aof (both durable before the reply) and vs redis;
 #   memory  INFO used_memory growth per element for MEM_ELEMENTS RPUSHes and
-#           ZADDs (16-byte elements), casq vs redis.
+#           ZADDs (16-byte elements), and for MEM_ELEMENTS/10 lists of 10
+#           one-byte elements (key names included), casq vs redis.
 # Ratios are casq / redis: for throughput >1 means casq is faster, for
 # memory >1 means casq uses more.
 #
@@ -54,7 +55,7 @@ trap cleanup EXIT
 
 free_port() {
     local p=$1
-    while [ "$p" -lt 26000 ]; do
+    while [ "$p" -lt $((PORT_BASE + 100)) ]; do
         if ! (exec 3<>/dev/tcp/127.0.0.1/"$p") 2>/dev/null; then echo "$p"; return; fi
         p=$((p + 1))
     done
@@ -157,3 +158,15 @@ for t in "RPUSH list" "ZADD zset"; do
     mc=$(memtest "$P_CASQ" "$1" "mem$2")
     awk -v n="$t ($MEM_ELEMENTS x 16 B)" -v r="$mr" -v c="$mc" 'BEGIN {printf "%-34s %12s %12s %10.2f\n", n, r, c, c / r}'
 done
+# Small lists, one key each (key names included).
+smalltest() { # port
+    local before after
+    before=$(mem "$1")
+    awk -v n="$((MEM_ELEMENTS / 10))" 'BEGIN { for (i = 0; i < n; i++) printf "RPUSH small:%d a b c d e f g h i j\r\n", i }' |
+        redis-cli -p "$1" --pipe >/dev/null
+    after=$(mem "$1")
+    awk -v a="$after" -v b="$before" -v n="$MEM_ELEMENTS" 'BEGIN {printf "%.1f", (a - b) / n}'
+}
+mr=$(smalltest "$P_REDIS")
+mc=$(smalltest "$P_CASQ")
+awk -v n="$((MEM_ELEMENTS / 10)) lists of 10 x 1 B" -v r="$mr" -v c="$mc" 'BEGIN {printf "%-34s %12s %12s %10.2f\n", n, r, c, c / r}'

@@ -15,8 +15,10 @@
 #   writes  SADD of random members to a 100k-member set, SPOP: casq vs
 #           redis-aof (both durable before replying)
 #   memory  INFO used_memory growth per member for MEMBERS members
-#           ("member:N" strings: a hashtable) and for 500 integers (an
-#           intset): casq vs redis
+#           ("member:N" strings: a hashtable), for 500 integers (an
+#           intset), and for MEMBERS/10 sets of 10 strings (listpacks in
+#           Redis 7.2, hashtables in 7.0) and of 10 integers (intsets),
+#           key names included: casq vs redis
 # Ratios are casq / redis (throughput: >1 is better for casq; memory: <1).
 #
 # Environment: N=100000 requests per read run, WN=20000 per write run,
@@ -47,7 +49,7 @@ trap cleanup EXIT
 
 free_port() {
     local p=$1
-    while [ "$p" -lt 27000 ]; do
+    while [ "$p" -lt $((PORT_BASE + 100)) ]; do
         if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p"; return; fi
         p=$((p + 1))
     done
@@ -145,3 +147,18 @@ for p in "$P_REDIS" "$P_CASQ"; do
     per[$p]=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.1f", (b - a) / 500 }')
 done
 row "intset, 500 integers" "${per[$P_REDIS]}" "${per[$P_CASQ]}" "$(ratio "${per[$P_CASQ]}" "${per[$P_REDIS]}")"
+# Small sets, one key each: the per-key costs count too.
+for kind in strings integers; do
+    for p in "$P_REDIS" "$P_CASQ"; do
+        b0=$(used "$p")
+        awk -v n="$((MEMBERS / 10))" -v kind="$kind" 'BEGIN {
+            for (i = 0; i < n; i++)
+                if (kind == "strings") printf "SADD small%s:%d a b c d e f g h i j\r\n", kind, i
+                else printf "SADD small%s:%d 1 2 3 4 5 6 7 8 9 10\r\n", kind, i
+        }' | redis-cli -p "$p" --pipe >/dev/null
+        b1=$(used "$p")
+        per[$p]=$(awk -v a="$b0" -v b="$b1" -v n="$MEMBERS" 'BEGIN { printf "%.1f", (b - a) / n }')
+    done
+    row "$((MEMBERS / 10)) sets of 10 $kind" "${per[$P_REDIS]}" "${per[$P_CASQ]}" \
+        "$(ratio "${per[$P_CASQ]}" "${per[$P_REDIS]}")"
+done

@@ -5,9 +5,10 @@
  * Semantics, replies and error strings are Redis 7.2's t_hash.c, and so
  * are the two representations and the rule between them:
  *
- *   - "listpack": a small hash is an array of field/value pairs in
- *     insertion order (an update keeps the field's place, HDEL closes the
- *     gap), searched linearly, exactly the order Redis's listpack keeps, so
+ *   - "listpack": a small hash is one packed buffer of field/value pairs
+ *     in insertion order (an update keeps the field's place, HDEL closes
+ *     the gap), searched linearly, exactly the order Redis's listpack
+ *     keeps, and about as compact (below), so
  *     HGETALL, HKEYS, HVALS, HSCAN and HRANDFIELD with a count >= the size
  *     reply in Redis's order;
  *   - "hashtable": once the hash has more than hash-max-listpack-entries
@@ -45,23 +46,44 @@
  * (docTextRef), as streams do with their nodes. */
 #define HASH_CHUNK_BUCKETS 64
 
+/* A listpack never grows past this many bytes: a bigger one converts,
+ * as Redis's lpSafeToAdd (LISTPACK_MAX_SAFETY_SIZE) makes it. */
+#define HASH_LP_SAFETY_SIZE (1UL << 30)
+
 typedef struct hashChunk {
     sds json;     /* "[f,v],[f,v]..." of the chunk's buckets; NULL: stale */
     uint64_t pin; /* docTextRef's pin */
 } hashChunk;
 
+/* The hashtable encoding's parts. */
+typedef struct hashTable {
+    dict *d;                   /* sds field -> sds value */
+    hashChunk *chunks;         /* JSON chunks, NULL until a commit encodes
+                                * the hash through docJSON */
+    unsigned long nchunks;     /* chunks allocated */
+    unsigned long chunks_size; /* d->size the chunks were laid out for */
+} hashTable;
+
+/* A small hash is one packed buffer, as Redis's listpack: a 32-bit count
+ * of the bytes used, then field, value, field, value ... each as its
+ * length (a varint: 7 bits a byte, low bits first) and its bytes. A
+ * 1-byte field with a 1-byte value takes 4 bytes, against Redis's 4 to 6;
+ * the buffer is allocated to its exact size. The header stays 24 bytes. */
 typedef struct hashValue {
-    int enc;               /* HASH_ENC_* */
-    unsigned long lplen;   /* listpack: pairs used */
-    unsigned long lpalloc; /* listpack: pairs allocated */
-    sds *lp;               /* listpack: field, value, field, value ... */
-    dict *ht;              /* hashtable: sds field -> sds value */
-    size_t bytes;          /* field and value bytes, for jsonBytes */
-    hashChunk *chunks;     /* hashtable: JSON chunks, NULL until a commit
-                            * encodes the hash through docJSON */
-    unsigned long nchunks; /* chunks allocated */
-    unsigned long chunks_size; /* ht->size the chunks were laid out for */
+    uint32_t enc;   /* HASH_ENC_* */
+    uint32_t lplen; /* listpack: pairs */
+    size_t bytes;   /* field and value bytes, for jsonBytes */
+    union {
+        unsigned char *lp; /* HASH_ENC_LISTPACK (NULL: empty) */
+        hashTable *t;      /* HASH_ENC_HT */
+    } u;
 } hashValue;
+
+/* A field or value: borrowed bytes, valid until the hash changes. */
+typedef struct hashStr {
+    const char *p;
+    size_t len;
+} hashStr;
 
 static uint64_t hashSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
 
@@ -76,28 +98,114 @@ static dictType hashDictType = {hashSdsHash, hashSdsCompare, hashSdsFree, hashSd
 
 static hashValue *hashNew(void) { return zcalloc(sizeof(hashValue)); }
 
-static unsigned long hashTypeLength(const hashValue *h) { return h->enc == HASH_ENC_LISTPACK ? h->lplen : dictSize(h->ht); }
+static unsigned long hashTypeLength(const hashValue *h) {
+    return h->enc == HASH_ENC_LISTPACK ? h->lplen : dictSize(h->u.t->d);
+}
+
+/* ------------------------------------------------------------------------
+ * The packed buffer
+ * --------------------------------------------------------------------- */
+
+#define LP_HDR 4 /* the used-bytes count */
+
+static inline uint32_t lpUsed(const unsigned char *lp) {
+    uint32_t used;
+    if (!lp) return 0;
+    memcpy(&used, lp, sizeof(used));
+    return used;
+}
+
+static inline void lpSetUsed(unsigned char *lp, uint32_t used) { memcpy(lp, &used, sizeof(used)); }
+
+/* Bytes of len's varint. */
+static inline size_t lpVarintSize(size_t len) {
+    size_t n = 1;
+    while (len >= 0x80) {
+        len >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline unsigned char *lpPutEntry(unsigned char *p, const char *s, size_t len) {
+    size_t l = len;
+    while (l >= 0x80) {
+        *p++ = (unsigned char)(l | 0x80);
+        l >>= 7;
+    }
+    *p++ = (unsigned char)l;
+    if (len) memcpy(p, s, len);
+    return p + len;
+}
+
+/* Reads the entry at p into *s; returns the next entry. */
+static inline const unsigned char *lpGetEntry(const unsigned char *p, hashStr *s) {
+    size_t len = 0;
+    int shift = 0;
+    while (*p & 0x80) {
+        len |= (size_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    len |= (size_t)*p++ << shift;
+    s->p = (const char *)p;
+    s->len = len;
+    return p + len;
+}
+
+static inline size_t lpEntrySize(size_t len) { return lpVarintSize(len) + len; }
+
+/* The offset of field's pair in the buffer, 0 if absent (no pair starts
+ * at 0: the header is there). */
+static size_t lpFind(const hashValue *h, const char *field, size_t len) {
+    if (!h->u.lp) return 0;
+    const unsigned char *p = h->u.lp + LP_HDR, *end = h->u.lp + lpUsed(h->u.lp);
+    while (p < end) {
+        const unsigned char *pair = p;
+        hashStr f, v;
+        p = lpGetEntry(p, &f);
+        p = lpGetEntry(p, &v);
+        if (f.len == len && memcmp(f.p, field, len) == 0) return (size_t)(pair - h->u.lp);
+    }
+    return 0;
+}
+
+/* Replaces the bytes [off, off+oldlen) of the buffer by newlen bytes
+ * (left for the caller to write); returns where they go. */
+static unsigned char *lpSplice(hashValue *h, size_t off, size_t oldlen, size_t newlen) {
+    size_t used = h->u.lp ? lpUsed(h->u.lp) : LP_HDR;
+    size_t nused = used - oldlen + newlen;
+    if (newlen > oldlen) h->u.lp = zrealloc(h->u.lp, nused);
+    if (!off) off = used; /* append */
+    memmove(h->u.lp + off + newlen, h->u.lp + off + oldlen, used - off - oldlen);
+    if (newlen < oldlen) h->u.lp = zrealloc(h->u.lp, nused);
+    lpSetUsed(h->u.lp, (uint32_t)nused);
+    return h->u.lp + off;
+}
+
+/* ------------------------------------------------------------------------
+ * The hashtable and its JSON chunks
+ * --------------------------------------------------------------------- */
 
 /* Drops every chunk (a borrowed one goes to the document that borrowed
  * it). */
-static void hashChunksFree(hashValue *h) {
-    for (unsigned long i = 0; i < h->nchunks; i++)
-        if (h->chunks[i].json) docTextFree(h->chunks[i].json, h->chunks[i].pin);
-    zfree(h->chunks);
-    h->chunks = NULL;
-    h->nchunks = h->chunks_size = 0;
+static void hashChunksFree(hashTable *t) {
+    for (unsigned long i = 0; i < t->nchunks; i++)
+        if (t->chunks[i].json) docTextFree(t->chunks[i].json, t->chunks[i].pin);
+    zfree(t->chunks);
+    t->chunks = NULL;
+    t->nchunks = t->chunks_size = 0;
 }
 
 /* field's pair changed (set, updated or deleted): its chunk is stale. A
  * table that was resized meanwhile invalidates every chunk. */
-static void hashChunkTouch(hashValue *h, sds field) {
-    if (!h->chunks) return;
-    if (h->ht->size != h->chunks_size) {
-        hashChunksFree(h);
+static void hashChunkTouch(hashTable *t, sds field) {
+    if (!t->chunks) return;
+    if (t->d->size != t->chunks_size) {
+        hashChunksFree(t);
         return;
     }
-    unsigned long b = (unsigned long)(hashSdsHash(field) & (h->ht->size - 1));
-    hashChunk *ch = &h->chunks[b / HASH_CHUNK_BUCKETS];
+    unsigned long b = (unsigned long)(hashSdsHash(field) & (t->d->size - 1));
+    hashChunk *ch = &t->chunks[b / HASH_CHUNK_BUCKETS];
     if (ch->json) {
         docTextFree(ch->json, ch->pin);
         ch->json = NULL;
@@ -105,48 +213,99 @@ static void hashChunkTouch(hashValue *h, sds field) {
     }
 }
 
+static hashTable *hashTableNew(void) {
+    hashTable *t = zcalloc(sizeof(*t));
+    t->d = dictCreate(&hashDictType);
+    return t;
+}
+
 static void hashFree(hashValue *h) {
-    hashChunksFree(h);
     if (h->enc == HASH_ENC_LISTPACK) {
-        for (unsigned long i = 0; i < 2 * h->lplen; i++) sdsfree(h->lp[i]);
-        zfree(h->lp);
+        zfree(h->u.lp);
     } else {
-        dictRelease(h->ht);
+        hashChunksFree(h->u.t);
+        dictRelease(h->u.t->d);
+        zfree(h->u.t);
     }
     zfree(h);
 }
 
-/* Index of field's pair in the listpack, -1 if absent. */
-static long lpFind(const hashValue *h, const char *field, size_t len) {
-    for (unsigned long i = 0; i < h->lplen; i++) {
-        sds f = h->lp[2 * i];
-        if (sdslen(f) == len && memcmp(f, field, len) == 0) return (long)i;
+/* ------------------------------------------------------------------------
+ * Access
+ * --------------------------------------------------------------------- */
+
+/* The value of field into *v; 0 if absent. */
+static int hashGet(const hashValue *h, sds field, hashStr *v) {
+    if (h->enc == HASH_ENC_LISTPACK) {
+        size_t off = lpFind(h, field, sdslen(field));
+        if (!off) return 0;
+        hashStr f;
+        lpGetEntry(lpGetEntry(h->u.lp + off, &f), v);
+        return 1;
     }
-    return -1;
+    sds val = dictFetchValue(h->u.t->d, field);
+    if (!val) return 0;
+    v->p = val;
+    v->len = sdslen(val);
+    return 1;
 }
 
-/* The value of field, NULL if absent. */
-static sds hashGet(const hashValue *h, sds field) {
-    if (h->enc == HASH_ENC_LISTPACK) {
-        long i = lpFind(h, field, sdslen(field));
-        return i < 0 ? NULL : h->lp[2 * i + 1];
+/* 1 if field is in the hash (field is an sds: no copy for a hashtable). */
+static int hashExists(const hashValue *h, sds field) {
+    if (h->enc == HASH_ENC_LISTPACK) return lpFind(h, field, sdslen(field)) != 0;
+    return dictFind(h->u.t->d, field) != NULL;
+}
+
+/* Iteration in the representation's order. */
+typedef struct hashIter {
+    const hashValue *h;
+    const unsigned char *p, *end; /* listpack: next pair, end */
+    dictIterator di;              /* hashtable */
+    hashStr field, value;         /* current pair */
+} hashIter;
+
+static void hashIterInit(hashIter *it, const hashValue *h) {
+    it->h = h;
+    if (h->enc == HASH_ENC_HT) {
+        dictInitIterator(&it->di, h->u.t->d);
+    } else {
+        it->p = h->u.lp ? h->u.lp + LP_HDR : NULL;
+        it->end = h->u.lp ? h->u.lp + lpUsed(h->u.lp) : NULL;
     }
-    return dictFetchValue(h->ht, field);
+}
+
+static int hashIterNext(hashIter *it) {
+    if (it->h->enc == HASH_ENC_LISTPACK) {
+        if (it->p >= it->end) return 0;
+        it->p = lpGetEntry(it->p, &it->field);
+        it->p = lpGetEntry(it->p, &it->value);
+        return 1;
+    }
+    dictEntry *de = dictNext(&it->di);
+    if (!de) return 0;
+    it->field.p = de->key;
+    it->field.len = sdslen(de->key);
+    it->value.p = de->val;
+    it->value.len = sdslen(de->val);
+    return 1;
 }
 
 /* listpack -> hashtable, keeping the pairs. */
 static void hashConvertToHT(hashValue *h) {
     if (h->enc == HASH_ENC_HT) return;
-    dict *d = dictCreate(&hashDictType);
-    for (unsigned long i = 0; i < h->lplen; i++) dictAdd(d, h->lp[2 * i], h->lp[2 * i + 1]);
-    zfree(h->lp);
-    h->lp = NULL;
-    h->lplen = h->lpalloc = 0;
-    h->ht = d;
+    hashTable *t = hashTableNew();
+    hashIter it;
+    hashIterInit(&it, h);
+    while (hashIterNext(&it))
+        dictAdd(t->d, sdsnewlen(it.field.p, it.field.len), sdsnewlen(it.value.p, it.value.len));
+    zfree(h->u.lp);
+    h->lplen = 0;
+    h->u.t = t;
     h->enc = HASH_ENC_HT;
 }
 
-/* Redis's hashTypeTryConversion over argv[start..end] (field, value ...). */
+/* Redis's hashTypeTryConversion over argv[start..end] (field, value ...),
+ * with its lpSafeToAdd check of the arguments' total size. */
 static void hashTryConversion(hashValue *h, sds *argv, int start, int end) {
     if (h->enc != HASH_ENC_LISTPACK) return;
     size_t new_fields = (size_t)(end - start + 1) / 2;
@@ -154,116 +313,106 @@ static void hashTryConversion(hashValue *h, sds *argv, int start, int end) {
         hashConvertToHT(h);
         return;
     }
+    size_t sum = 0;
     for (int i = start; i <= end; i++) {
         if (sdslen(argv[i]) > (size_t)server.cfg.hash_max_listpack_value) {
             hashConvertToHT(h);
             return;
         }
+        sum += sdslen(argv[i]);
     }
+    if (lpUsed(h->u.lp) + sum > HASH_LP_SAFETY_SIZE) hashConvertToHT(h);
 }
 
-/* Sets field to value (both taken over). Returns 1 if the field existed
+/* Sets field to value (both copied). Returns 1 if the field existed
  * (updated), 0 if it was added. Converts as Redis's hashTypeSet. */
-static int hashSet(hashValue *h, sds field, sds value) {
-    if (h->enc == HASH_ENC_LISTPACK && (sdslen(field) > (size_t)server.cfg.hash_max_listpack_value ||
-                                        sdslen(value) > (size_t)server.cfg.hash_max_listpack_value))
+static int hashSet(hashValue *h, const char *field, size_t flen, const char *value, size_t vlen) {
+    if (h->enc == HASH_ENC_LISTPACK &&
+        (flen > (size_t)server.cfg.hash_max_listpack_value || vlen > (size_t)server.cfg.hash_max_listpack_value ||
+         lpUsed(h->u.lp) + lpEntrySize(flen) + lpEntrySize(vlen) > HASH_LP_SAFETY_SIZE))
         hashConvertToHT(h);
     if (h->enc == HASH_ENC_LISTPACK) {
-        long i = lpFind(h, field, sdslen(field));
-        if (i >= 0) {
-            h->bytes -= sdslen(h->lp[2 * i + 1]);
-            h->bytes += sdslen(value);
-            sdsfree(h->lp[2 * i + 1]);
-            h->lp[2 * i + 1] = value;
-            sdsfree(field);
+        size_t off = lpFind(h, field, flen);
+        if (off) {
+            hashStr f, v;
+            const unsigned char *vp = lpGetEntry(h->u.lp + off, &f);
+            lpGetEntry(vp, &v);
+            h->bytes -= v.len;
+            h->bytes += vlen;
+            size_t voff = (size_t)(vp - h->u.lp);
+            unsigned char *dst = lpSplice(h, voff, lpEntrySize(v.len), lpEntrySize(vlen));
+            lpPutEntry(dst, value, vlen);
             return 1;
         }
-        if (h->lplen == h->lpalloc) {
-            h->lpalloc = h->lpalloc ? h->lpalloc * 2 : 4;
-            h->lp = zrealloc(h->lp, sizeof(sds) * 2 * h->lpalloc);
+        if (!h->u.lp) {
+            h->u.lp = zmalloc(LP_HDR);
+            lpSetUsed(h->u.lp, LP_HDR);
         }
-        h->lp[2 * h->lplen] = field;
-        h->lp[2 * h->lplen + 1] = value;
+        unsigned char *dst = lpSplice(h, 0, 0, lpEntrySize(flen) + lpEntrySize(vlen));
+        lpPutEntry(lpPutEntry(dst, field, flen), value, vlen);
         h->lplen++;
-        h->bytes += sdslen(field) + sdslen(value);
+        h->bytes += flen + vlen;
         if (h->lplen > (unsigned long)server.cfg.hash_max_listpack_entries) hashConvertToHT(h);
         return 0;
     }
-    dictEntry *de = dictFind(h->ht, field);
+    hashTable *t = h->u.t;
+    sds key = sdsnewlen(field, flen);
+    dictEntry *de = dictFind(t->d, key);
     if (de) {
         h->bytes -= sdslen(de->val);
-        h->bytes += sdslen(value);
+        h->bytes += vlen;
         sdsfree(de->val);
-        de->val = value;
-        hashChunkTouch(h, field);
-        sdsfree(field);
+        de->val = sdsnewlen(value, vlen);
+        hashChunkTouch(t, key);
+        sdsfree(key);
         return 1;
     }
-    dictAdd(h->ht, field, value);
-    h->bytes += sdslen(field) + sdslen(value);
-    hashChunkTouch(h, field);
+    dictAdd(t->d, key, sdsnewlen(value, vlen));
+    h->bytes += flen + vlen;
+    hashChunkTouch(t, key);
     return 0;
 }
 
 /* Removes field; 1 if it existed. */
 static int hashDelete(hashValue *h, sds field) {
     if (h->enc == HASH_ENC_LISTPACK) {
-        long i = lpFind(h, field, sdslen(field));
-        if (i < 0) return 0;
-        h->bytes -= sdslen(h->lp[2 * i]) + sdslen(h->lp[2 * i + 1]);
-        sdsfree(h->lp[2 * i]);
-        sdsfree(h->lp[2 * i + 1]);
-        memmove(h->lp + 2 * i, h->lp + 2 * i + 2, sizeof(sds) * 2 * (h->lplen - (unsigned long)i - 1));
-        h->lplen--;
+        size_t off = lpFind(h, field, sdslen(field));
+        if (!off) return 0;
+        hashStr f, v;
+        const unsigned char *next = lpGetEntry(lpGetEntry(h->u.lp + off, &f), &v);
+        h->bytes -= f.len + v.len;
+        lpSplice(h, off, (size_t)(next - (h->u.lp + off)), 0);
+        if (--h->lplen == 0) {
+            zfree(h->u.lp);
+            h->u.lp = NULL;
+        }
         return 1;
     }
-    dictEntry *de = dictFind(h->ht, field);
+    hashTable *t = h->u.t;
+    dictEntry *de = dictFind(t->d, field);
     if (!de) return 0;
     h->bytes -= sdslen(de->key) + sdslen(de->val);
-    dictDelete(h->ht, field);
-    hashChunkTouch(h, field);
-    return 1;
-}
-
-/* Iteration in the representation's order. */
-typedef struct hashIter {
-    const hashValue *h;
-    unsigned long i;  /* listpack: next pair */
-    dictIterator di;  /* hashtable */
-    sds field, value; /* current pair */
-} hashIter;
-
-static void hashIterInit(hashIter *it, const hashValue *h) {
-    it->h = h;
-    it->i = 0;
-    if (h->enc == HASH_ENC_HT) dictInitIterator(&it->di, h->ht);
-}
-
-static int hashIterNext(hashIter *it) {
-    if (it->h->enc == HASH_ENC_LISTPACK) {
-        if (it->i >= it->h->lplen) return 0;
-        it->field = it->h->lp[2 * it->i];
-        it->value = it->h->lp[2 * it->i + 1];
-        it->i++;
-        return 1;
-    }
-    dictEntry *de = dictNext(&it->di);
-    if (!de) return 0;
-    it->field = de->key;
-    it->value = de->val;
+    dictDelete(t->d, field);
+    hashChunkTouch(t, field);
     return 1;
 }
 
 /* A random pair. The hash must not be empty. */
-static void hashRandomPair(const hashValue *h, sds *field, sds *value) {
+static void hashRandomPair(const hashValue *h, hashStr *field, hashStr *value) {
     if (h->enc == HASH_ENC_LISTPACK) {
         unsigned long i = (unsigned long)random() % h->lplen;
-        *field = h->lp[2 * i];
-        *value = h->lp[2 * i + 1];
+        hashIter it;
+        hashIterInit(&it, h);
+        do hashIterNext(&it);
+        while (i--);
+        *field = it.field;
+        *value = it.value;
     } else {
-        dictEntry *de = dictGetRandomKey(h->ht);
-        *field = de->key;
-        *value = de->val;
+        dictEntry *de = dictGetRandomKey(h->u.t->d);
+        field->p = de->key;
+        field->len = sdslen(de->key);
+        value->p = de->val;
+        value->len = sdslen(de->val);
     }
 }
 
@@ -273,15 +422,17 @@ static hashValue *hashDup(const hashValue *h) {
     n->enc = h->enc;
     n->bytes = h->bytes;
     if (h->enc == HASH_ENC_LISTPACK) {
-        n->lplen = n->lpalloc = h->lplen;
-        n->lp = h->lplen ? zmalloc(sizeof(sds) * 2 * h->lplen) : NULL;
-        for (unsigned long i = 0; i < 2 * h->lplen; i++) n->lp[i] = sdsdup(h->lp[i]);
+        n->lplen = h->lplen;
+        if (h->u.lp) {
+            n->u.lp = zmalloc(lpUsed(h->u.lp));
+            memcpy(n->u.lp, h->u.lp, lpUsed(h->u.lp));
+        }
     } else {
-        n->ht = dictCreate(&hashDictType);
+        n->u.t = hashTableNew();
         dictIterator it;
         dictEntry *de;
-        dictInitIterator(&it, h->ht);
-        while ((de = dictNext(&it)) != NULL) dictAdd(n->ht, sdsdup(de->key), sdsdup(de->val));
+        dictInitIterator(&it, h->u.t->d);
+        while ((de = dictNext(&it)) != NULL) dictAdd(n->u.t->d, sdsdup(de->key), sdsdup(de->val));
     }
     return n;
 }
@@ -304,18 +455,17 @@ static size_t hashTypeComputeSize(const robj *o, long long samples) {
     const hashValue *h = o->ptr;
     size_t size = zmalloc_size((void *)h);
     if (h->enc == HASH_ENC_LISTPACK) {
-        if (h->lp) size += zmalloc_size(h->lp);
-        for (unsigned long i = 0; i < 2 * h->lplen; i++) size += sdsAllocSize(h->lp[i]);
-        return size;
+        return size + zmalloc_size(h->u.lp);
     }
-    unsigned long n = dictSize(h->ht);
-    size += sizeof(dict) + sizeof(dictEntry *) * h->ht->size;
+    const dict *ht = h->u.t->d;
+    unsigned long n = dictSize(ht);
+    size += zmalloc_size(h->u.t) + sizeof(dict) + sizeof(dictEntry *) * ht->size;
     if (n == 0) return size;
     size_t elesize = 0;
     long long sampled = 0;
     dictIterator it;
     dictEntry *de;
-    dictInitIterator(&it, h->ht);
+    dictInitIterator(&it, (dict *)ht);
     while ((de = dictNext(&it)) != NULL && sampled < samples) {
         elesize += sizeof(dictEntry) + sdsAllocSize(de->key) + sdsAllocSize(de->val);
         sampled++;
@@ -339,19 +489,19 @@ static sds hashTypeCatJSON(sds out, robj *o) {
     while (hashIterNext(&it)) {
         out = sdscatlen(out, first ? "[" : ",[", first ? 1 : 2);
         first = 0;
-        out = jsonCatBytes(out, it.field, sdslen(it.field));
+        out = jsonCatBytes(out, it.field.p, it.field.len);
         out = sdscatlen(out, ",", 1);
-        out = jsonCatBytes(out, it.value, sdslen(it.value));
+        out = jsonCatBytes(out, it.value.p, it.value.len);
         out = sdscatlen(out, "]", 1);
     }
     return sdscatlen(out, "]", 1);
 }
 
 /* The pairs of buckets [from, to) as "[f,v],[f,v]...". */
-static sds hashChunkJSON(const hashValue *h, unsigned long from, unsigned long to) {
+static sds hashChunkJSON(const hashTable *t, unsigned long from, unsigned long to) {
     sds out = sdsempty();
     for (unsigned long b = from; b < to; b++) {
-        for (dictEntry *de = h->ht->table[b]; de; de = de->next) {
+        for (dictEntry *de = t->d->table[b]; de; de = de->next) {
             out = sdscatlen(out, sdslen(out) ? ",[" : "[", sdslen(out) ? 2 : 1);
             out = jsonCatBytes(out, de->key, sdslen(de->key));
             out = sdscatlen(out, ",", 1);
@@ -366,25 +516,26 @@ static sds hashChunkJSON(const hashValue *h, unsigned long from, unsigned long t
  * re-encoded first. A listpack is small: catJSON. */
 static void hashTypeDocJSON(storeDoc *d, robj *o) {
     hashValue *h = o->ptr;
-    if (h->enc != HASH_ENC_HT || h->ht->size == 0) {
+    if (h->enc != HASH_ENC_HT || h->u.t->d->size == 0) {
         d->own = hashTypeCatJSON(d->own, o);
         return;
     }
-    if (h->chunks && h->chunks_size != h->ht->size) hashChunksFree(h);
-    if (!h->chunks) {
-        h->nchunks = (h->ht->size + HASH_CHUNK_BUCKETS - 1) / HASH_CHUNK_BUCKETS;
-        h->chunks = zcalloc(sizeof(hashChunk) * h->nchunks);
-        h->chunks_size = h->ht->size;
+    hashTable *t = h->u.t;
+    if (t->chunks && t->chunks_size != t->d->size) hashChunksFree(t);
+    if (!t->chunks) {
+        t->nchunks = (t->d->size + HASH_CHUNK_BUCKETS - 1) / HASH_CHUNK_BUCKETS;
+        t->chunks = zcalloc(sizeof(hashChunk) * t->nchunks);
+        t->chunks_size = t->d->size;
     }
     d->own = sdscatlen(d->own, "[", 1);
     int first = 1;
-    for (unsigned long i = 0; i < h->nchunks; i++) {
-        hashChunk *ch = &h->chunks[i];
+    for (unsigned long i = 0; i < t->nchunks; i++) {
+        hashChunk *ch = &t->chunks[i];
         if (!ch->json) {
             unsigned long from = i * HASH_CHUNK_BUCKETS;
             unsigned long to = from + HASH_CHUNK_BUCKETS;
-            if (to > h->ht->size) to = h->ht->size;
-            ch->json = hashChunkJSON(h, from, to);
+            if (to > t->d->size) to = t->d->size;
+            ch->json = hashChunkJSON(t, from, to);
             ch->pin = 0;
         }
         if (sdslen(ch->json) == 0) continue;
@@ -424,13 +575,15 @@ static void *hashTypeFromJSON(const cJSON *v, sds *err) {
             sdsfree(field);
             goto fail;
         }
-        if (hashGet(h, field)) {
+        if (hashExists(h, field)) {
             *err = sdscatprintf(sdsempty(), "pair #%d: the field appears twice", idx);
             sdsfree(field);
             sdsfree(value);
             goto fail;
         }
-        hashSet(h, field, value);
+        hashSet(h, field, sdslen(field), value, sdslen(value));
+        sdsfree(field);
+        sdsfree(value);
         idx++;
     }
     return h;
@@ -480,7 +633,7 @@ static void hsetGenericCommand(client *c, int hmset) {
     hashTryConversion(h, c->argv, 2, c->argc - 1);
     long long created = 0;
     for (int i = 2; i < c->argc; i += 2)
-        created += !hashSet(h, sdsdup(c->argv[i]), sdsdup(c->argv[i + 1]));
+        created += !hashSet(h, c->argv[i], sdslen(c->argv[i]), c->argv[i + 1], sdslen(c->argv[i + 1]));
     signalModifiedKey(c, c->db, c->argv[1], o);
     if (hmset) addReplyOk(c);
     else addReplyLongLong(c, created);
@@ -494,12 +647,12 @@ void hsetnxCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
     hashValue *h = o->ptr;
-    if (hashGet(h, c->argv[2])) {
+    if (hashExists(h, c->argv[2])) {
         addReplyLongLong(c, 0);
         return;
     }
     hashTryConversion(h, c->argv, 2, 3);
-    hashSet(h, sdsdup(c->argv[2]), sdsdup(c->argv[3]));
+    hashSet(h, c->argv[2], sdslen(c->argv[2]), c->argv[3], sdslen(c->argv[3]));
     signalModifiedKey(c, c->db, c->argv[1], o);
     addReplyLongLong(c, 1);
 }
@@ -507,8 +660,8 @@ void hsetnxCommand(client *c) {
 void hgetCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], NULL);
     if (!o || checkType(c, o, OBJ_HASH)) return;
-    sds v = hashGet(o->ptr, c->argv[2]);
-    if (v) addReplyBulk(c, v, sdslen(v));
+    hashStr v;
+    if (hashGet(o->ptr, c->argv[2], &v)) addReplyBulk(c, v.p, v.len);
     else addReplyNull(c);
 }
 
@@ -517,8 +670,8 @@ void hmgetCommand(client *c) {
     if (checkType(c, o, OBJ_HASH)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int i = 2; i < c->argc; i++) {
-        sds v = o ? hashGet(o->ptr, c->argv[i]) : NULL;
-        if (v) addReplyBulk(c, v, sdslen(v));
+        hashStr v;
+        if (o && hashGet(o->ptr, c->argv[i], &v)) addReplyBulk(c, v.p, v.len);
         else addReplyNull(c);
     }
 }
@@ -552,14 +705,14 @@ void hlenCommand(client *c) {
 void hstrlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], ":0\r\n");
     if (!o || checkType(c, o, OBJ_HASH)) return;
-    sds v = hashGet(o->ptr, c->argv[2]);
-    addReplyLongLong(c, v ? (long long)sdslen(v) : 0);
+    hashStr v;
+    addReplyLongLong(c, hashGet(o->ptr, c->argv[2], &v) ? (long long)v.len : 0);
 }
 
 void hexistsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], ":0\r\n");
     if (!o || checkType(c, o, OBJ_HASH)) return;
-    addReplyLongLong(c, hashGet(o->ptr, c->argv[2]) ? 1 : 0);
+    addReplyLongLong(c, hashExists(o->ptr, c->argv[2]));
 }
 
 #define OBJ_HASH_KEY 1
@@ -581,8 +734,8 @@ static void genericHgetallCommand(client *c, int flags) {
     hashIter it;
     hashIterInit(&it, h);
     while (hashIterNext(&it)) {
-        if (flags & OBJ_HASH_KEY) addReplyBulk(c, it.field, sdslen(it.field));
-        if (flags & OBJ_HASH_VALUE) addReplyBulk(c, it.value, sdslen(it.value));
+        if (flags & OBJ_HASH_KEY) addReplyBulk(c, it.field.p, it.field.len);
+        if (flags & OBJ_HASH_VALUE) addReplyBulk(c, it.value.p, it.value.len);
     }
 }
 
@@ -598,8 +751,8 @@ void hincrbyCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
     hashValue *h = o->ptr;
-    sds cur = hashGet(h, c->argv[2]);
-    if (cur && !string2ll(cur, sdslen(cur), &value)) {
+    hashStr cur;
+    if (hashGet(h, c->argv[2], &cur) && !string2ll(cur.p, cur.len, &value)) {
         addReplyError(c, "hash value is not an integer");
         return;
     }
@@ -610,7 +763,9 @@ void hincrbyCommand(client *c) {
         return;
     }
     value += incr;
-    hashSet(h, sdsdup(c->argv[2]), sdsfromlonglong(value));
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof(buf), value);
+    hashSet(h, c->argv[2], sdslen(c->argv[2]), buf, (size_t)len);
     signalModifiedKey(c, c->db, c->argv[1], o);
     addReplyLongLong(c, value);
 }
@@ -625,8 +780,8 @@ void hincrbyfloatCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
     hashValue *h = o->ptr;
-    sds cur = hashGet(h, c->argv[2]);
-    if (cur && !string2ld(cur, sdslen(cur), &value)) {
+    hashStr cur;
+    if (hashGet(h, c->argv[2], &cur) && !string2ld(cur.p, cur.len, &value)) {
         addReplyError(c, "hash value is not a float");
         return;
     }
@@ -637,7 +792,7 @@ void hincrbyfloatCommand(client *c) {
     }
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), value, LD_STR_HUMAN);
-    hashSet(h, sdsdup(c->argv[2]), sdsnewlen(buf, (size_t)len));
+    hashSet(h, c->argv[2], sdslen(c->argv[2]), buf, (size_t)len);
     signalModifiedKey(c, c->db, c->argv[1], o);
     addReplyBulk(c, buf, (size_t)len);
 }
@@ -646,10 +801,10 @@ void hincrbyfloatCommand(client *c) {
  * HRANDFIELD key [count [WITHVALUES]]
  * --------------------------------------------------------------------- */
 
-static void addPairReply(client *c, sds field, sds value, int withvalues) {
+static void addPairReply(client *c, hashStr field, hashStr value, int withvalues) {
     if (withvalues && c->resp > 2) addReplyArrayLen(c, 2);
-    addReplyBulk(c, field, sdslen(field));
-    if (withvalues) addReplyBulk(c, value, sdslen(value));
+    addReplyBulk(c, field.p, field.len);
+    if (withvalues) addReplyBulk(c, value.p, value.len);
 }
 
 /* Redis's CASE 3 / CASE 4 threshold (HRANDFIELD_SUB_STRATEGY_MUL). */
@@ -671,7 +826,7 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
         addReplyArrayLen(c, 0);
         return;
     }
-    sds field, value;
+    hashStr field, value;
 
     /* CASE 1: negative count: count independent draws. */
     if (!uniq || count == 1) {
@@ -698,7 +853,7 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
     /* CASE 3 and 4: count distinct pairs. Pick a random subset of the
      * indexes: remove from all of them when count is close to the size,
      * else draw until count distinct ones. */
-    sds *fields = zmalloc(sizeof(sds) * size), *values = zmalloc(sizeof(sds) * size);
+    hashStr *fields = zmalloc(sizeof(hashStr) * size), *values = zmalloc(sizeof(hashStr) * size);
     unsigned long n = 0;
     hashIter it;
     hashIterInit(&it, h);
@@ -720,7 +875,7 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
         /* Partial Fisher-Yates: the first count slots get distinct picks. */
         for (unsigned long i = 0; i < count; i++) {
             unsigned long j = i + (unsigned long)random() % (size - i);
-            sds tf = fields[i], tv = values[i];
+            hashStr tf = fields[i], tv = values[i];
             fields[i] = fields[j];
             values[i] = values[j];
             fields[j] = tf;
@@ -752,9 +907,9 @@ void hrandfieldCommand(client *c) {
     }
     robj *o = lookupKeyReadOrReply(c, c->argv[1], NULL);
     if (!o || checkType(c, o, OBJ_HASH)) return;
-    sds field, value;
+    hashStr field, value;
     hashRandomPair(o->ptr, &field, &value);
-    addReplyBulk(c, field, sdslen(field));
+    addReplyBulk(c, field.p, field.len);
 }
 
 /* ------------------------------------------------------------------------
@@ -763,16 +918,16 @@ void hrandfieldCommand(client *c) {
 
 typedef struct hscanData {
     const scanArgs *sa;
-    sds *items;       /* field, value, ... (borrowed) */
+    hashStr *items;   /* field, value, ... (borrowed) */
     long count;       /* items used */
     long alloc;       /* items allocated */
     long sampled;     /* pairs visited */
 } hscanData;
 
-static void hscanPush(hscanData *d, sds field, sds value) {
+static void hscanPush(hscanData *d, hashStr field, hashStr value) {
     if (d->count + 2 > d->alloc) {
         d->alloc = d->alloc ? d->alloc * 2 : 32;
-        d->items = zrealloc(d->items, sizeof(sds) * (size_t)d->alloc);
+        d->items = zrealloc(d->items, sizeof(hashStr) * (size_t)d->alloc);
     }
     d->items[d->count++] = field;
     d->items[d->count++] = value;
@@ -782,7 +937,8 @@ static void hscanCallback(void *privdata, const dictEntry *de) {
     hscanData *d = privdata;
     d->sampled++;
     if (!scanMatches(d->sa, de->key, sdslen(de->key))) return;
-    hscanPush(d, de->key, de->val);
+    hashStr f = {de->key, sdslen(de->key)}, v = {de->val, sdslen(de->val)};
+    hscanPush(d, f, v);
 }
 
 void hscanCommand(client *c) {
@@ -799,18 +955,18 @@ void hscanCommand(client *c) {
         hashIter it;
         hashIterInit(&it, h);
         while (hashIterNext(&it))
-            if (scanMatches(&sa, it.field, sdslen(it.field))) hscanPush(&d, it.field, it.value);
+            if (scanMatches(&sa, it.field.p, it.field.len)) hscanPush(&d, it.field, it.value);
         cursor = 0;
     } else {
         long maxiterations = sa.count > LONG_MAX / 10 ? LONG_MAX : sa.count * 10;
         do {
-            cursor = dictScan(h->ht, cursor, hscanCallback, &d);
+            cursor = dictScan(h->u.t->d, cursor, hscanCallback, &d);
         } while (cursor && maxiterations-- && d.sampled < sa.count);
     }
     addReplyArrayLen(c, 2);
     addReplyBulkSds(c, sdscatprintf(sdsempty(), "%lu", cursor));
     addReplyArrayLen(c, d.count);
-    for (long j = 0; j < d.count; j++) addReplyBulk(c, d.items[j], sdslen(d.items[j]));
+    for (long j = 0; j < d.count; j++) addReplyBulk(c, d.items[j].p, d.items[j].len);
     zfree(d.items);
 }
 

@@ -3,9 +3,10 @@
  *
  * Semantics are Redis 7.2's t_list.c. A list is a chain of chunks of up to
  * LIST_CHUNK_MAX elements or LIST_CHUNK_BYTES bytes, each packing its
- * elements' bytes in one buffer (a deque, with room at both ends), as
- * Redis's quicklist is a chain of listpacks. Every chunk caches the JSON of
- * its elements for the state document and lends it (docTextRef) to the
+ * elements, length-prefixed, in one buffer (a deque, with room at both
+ * ends), as Redis's quicklist is a chain of listpacks. Every chunk of a big
+ * list caches the JSON of its elements for the state document and lends
+ * it (docTextRef) to the
  * document being written: a list used as a queue, pushed at one end and
  * popped at the other, re-encodes only the chunks at its two ends at each
  * commit, never the whole list.
@@ -40,16 +41,26 @@
  * The data structure
  * ===================================================================== */
 
-/* A chunk packs its elements' bytes back to back in buf[bstart .. bend),
- * with room kept at both ends, and their start offsets in a deque
- * offs[off .. off+n): element i spans offs[off+i] up to the next one's
- * start (bend for the last). */
+/* A chunk packs its elements back to back in buf[bstart .. bend), with
+ * room kept at both ends, each as its length (a varint: 7 bits a byte,
+ * low bits first) and its bytes -- one byte of overhead for an element
+ * shorter than 128 bytes, as a listpack entry's header. Element i is found
+ * by walking from the first (a chunk has at most LIST_CHUNK_MAX), as in a
+ * listpack; a listPos remembers the byte offset it reached.
+ *
+ * A full chunk whose elements are all plain text (their JSON is each one's
+ * bytes between quotes, nothing escaped) is "frozen" once its JSON is
+ * made for a document: the JSON, which the chunk keeps for the documents
+ * anyway, then holds the elements and the packed buffer goes, so such a
+ * chunk costs its JSON only (an element's bytes and 3). Reads walk the
+ * JSON from quote to quote; a change thaws the chunk first (rebuilds the
+ * buffer, drops the JSON, which a document may still be borrowing). */
 typedef struct listChunk {
     struct listChunk *prev, *next;
-    char *buf;
-    size_t bstart, bend, bcap;
-    size_t *offs;
-    int off, n, cap;
+    char *buf;         /* NULL while frozen */
+    size_t bstart, bend, bcap; /* frozen: 0, the bytes buf would use, 0 */
+    int n;             /* elements */
+    int frozen;        /* the elements live in json only (below) */
     sds json;          /* cached: the elements' JSON, comma separated; NULL
                         * when stale */
     uint64_t json_pin; /* docTextRef pin of json */
@@ -66,7 +77,8 @@ typedef struct rlist {
 /* Where an element is. */
 typedef struct listPos {
     listChunk *ch;
-    int i; /* index inside the chunk (0 .. ch->n) */
+    int i;      /* index inside the chunk (0 .. ch->n) */
+    size_t off; /* byte offset of its entry in ch->buf */
 } listPos;
 
 /* --- listpack sizes (Redis's listpack.c encoding rules) --- */
@@ -124,16 +136,79 @@ static int listExceedsLimit(size_t bytes, long count, int shrinking) {
     return 0;
 }
 
-static listChunk *chunkNew(void) {
-    listChunk *ch = zcalloc(sizeof(*ch));
-    ch->cap = 8;
-    ch->offs = zmalloc(sizeof(size_t) * (size_t)ch->cap);
-    return ch;
+/* --- a chunk's entries --- */
+
+/* Bytes of an entry holding len bytes. */
+static inline size_t entrySize(size_t len) {
+    size_t n = 1;
+    for (size_t l = len; l >= 0x80; l >>= 7) n++;
+    return n + len;
 }
+
+/* Writes the entry of v[0..len) at p; returns its end. */
+static inline char *entryPut(char *p, const char *v, size_t len) {
+    size_t l = len;
+    while (l >= 0x80) {
+        *p++ = (char)(unsigned char)(l | 0x80);
+        l >>= 7;
+    }
+    *p++ = (char)(unsigned char)l;
+    if (len) memcpy(p, v, len);
+    return p + len;
+}
+
+/* The bytes of the entry at p (their length in *len). */
+static inline const char *entryGet(const char *p, size_t *len) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t l = 0;
+    int shift = 0;
+    while (*u & 0x80) {
+        l |= (size_t)(*u++ & 0x7f) << shift;
+        shift += 7;
+    }
+    l |= (size_t)*u++ << shift;
+    *len = l;
+    return (const char *)u;
+}
+
+/* The bytes of the entry at offset off (in buf, or in json if frozen);
+ * *next is the following entry's offset. */
+static inline const char *chunkEntry(const listChunk *ch, size_t off, size_t *len, size_t *next) {
+    if (ch->frozen) {
+        const char *v = ch->json + off + 1; /* after the opening quote */
+        const char *q = memchr(v, '"', sdslen(ch->json) - off - 1);
+        *len = (size_t)(q - v);
+        *next = off + *len + 3; /* the quotes and the comma */
+        return v;
+    }
+    const char *v = entryGet(ch->buf + off, len);
+    *next = (size_t)(v - ch->buf) + *len;
+    return v;
+}
+
+/* Byte offset of element i's entry (i == n: the end). */
+static size_t chunkOffsetOf(const listChunk *ch, int i) {
+    size_t off = ch->frozen ? 0 : ch->bstart;
+    while (i-- > 0) {
+        size_t len;
+        chunkEntry(ch, off, &len, &off);
+    }
+    return off;
+}
+
+static inline listPos posAt(listChunk *ch, int i) {
+    listPos p = {ch, i, chunkOffsetOf(ch, i)};
+    return p;
+}
+
+static listChunk *chunkNew(void) { return zcalloc(sizeof(listChunk)); }
 
 /* The chunk's elements change: its cached JSON goes (to the document that
  * borrowed it, if any). */
 static void chunkDirty(listChunk *ch) {
+    /* A frozen chunk's JSON holds its elements: every change thaws the
+     * chunk first (chunkThaw). */
+    serverAssert(!ch->frozen);
     if (!ch->json) return;
     docTextFree(ch->json, ch->json_pin);
     ch->json = NULL;
@@ -143,18 +218,27 @@ static void chunkDirty(listChunk *ch) {
 static void chunkFree(listChunk *ch) {
     if (ch->json) docTextFree(ch->json, ch->json_pin);
     zfree(ch->buf);
-    zfree(ch->offs);
     zfree(ch);
 }
 
-static inline const char *chunkGet(const listChunk *ch, int i, size_t *len) {
-    size_t start = ch->offs[ch->off + i];
-    size_t end = i + 1 < ch->n ? ch->offs[ch->off + i + 1] : ch->bend;
-    *len = end - start;
-    return ch->buf ? ch->buf + start : ""; /* only empty elements so far */
-}
-
 static inline size_t chunkBytes(const listChunk *ch) { return ch->bend - ch->bstart; }
+
+/* A frozen chunk gets its buffer back, before a change. */
+static void chunkThaw(listChunk *ch) {
+    if (!ch->frozen) return;
+    size_t used = chunkBytes(ch), off = 0, w = 0;
+    char *nb = zmalloc(used ? used : 1);
+    for (int i = 0; i < ch->n; i++) {
+        size_t len;
+        const char *v = chunkEntry(ch, off, &len, &off);
+        w = (size_t)(entryPut(nb + w, v, len) - nb);
+    }
+    ch->buf = nb;
+    ch->bstart = 0;
+    ch->bend = ch->bcap = used;
+    ch->frozen = 0;
+    chunkDirty(ch);
+}
 
 /* Room for `need` more bytes at the end of buf. */
 static void chunkBytesRoomAtEnd(listChunk *ch, size_t need) {
@@ -163,12 +247,11 @@ static void chunkBytesRoomAtEnd(listChunk *ch, size_t need) {
     if (ch->bstart >= need && used + need <= ch->bcap / 2 + need) {
         /* Slide to the front: the room at the start is not used. */
         memmove(ch->buf, ch->buf + ch->bstart, used);
-        for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] -= ch->bstart;
         ch->bend = used;
         ch->bstart = 0;
         if (ch->bcap - ch->bend >= need) return;
     }
-    size_t newcap = ch->bcap ? ch->bcap * 2 : 64;
+    size_t newcap = ch->bcap ? ch->bcap * 2 : 16;
     while (newcap - ch->bend < need) newcap *= 2;
     ch->buf = zrealloc(ch->buf, newcap);
     ch->bcap = newcap;
@@ -178,41 +261,16 @@ static void chunkBytesRoomAtEnd(listChunk *ch, size_t need) {
 static void chunkBytesRoomAtStart(listChunk *ch, size_t need) {
     if (ch->bstart >= need) return;
     size_t used = ch->bend - ch->bstart;
-    size_t newcap = ch->bcap ? ch->bcap * 2 : 64;
+    size_t newcap = ch->bcap ? ch->bcap * 2 : 16;
     while (newcap < used + need + used / 2) newcap *= 2;
     char *nb = zmalloc(newcap);
     size_t nstart = newcap - used;
     if (used) memcpy(nb + nstart, ch->buf + ch->bstart, used);
-    for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] = ch->offs[ch->off + i] - ch->bstart + nstart;
     zfree(ch->buf);
     ch->buf = nb;
     ch->bcap = newcap;
     ch->bstart = nstart;
     ch->bend = newcap;
-}
-
-/* Room for one more offset at the end (start) of offs. */
-static void chunkOffsRoomAtEnd(listChunk *ch) {
-    if (ch->off + ch->n < ch->cap) return;
-    if (ch->off > 0 && ch->n < ch->cap / 2 + 1) {
-        memmove(ch->offs, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
-        ch->off = 0;
-        return;
-    }
-    ch->cap *= 2;
-    ch->offs = zrealloc(ch->offs, sizeof(size_t) * (size_t)ch->cap);
-}
-
-static void chunkOffsRoomAtStart(listChunk *ch) {
-    if (ch->off > 0) return;
-    int newcap = ch->n >= ch->cap / 2 ? ch->cap * 2 : ch->cap;
-    size_t *o = zmalloc(sizeof(size_t) * (size_t)newcap);
-    int newoff = newcap - ch->n;
-    memcpy(o + newoff, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
-    zfree(ch->offs);
-    ch->offs = o;
-    ch->cap = newcap;
-    ch->off = newoff;
 }
 
 static rlist *rlistNew(void) { return zcalloc(sizeof(rlist)); }
@@ -252,29 +310,22 @@ static inline int chunkFull(const listChunk *ch) {
 /* A full chunk that another one now follows (or precedes) gives back the
  * room it kept for growing. */
 static void chunkShrinkToFit(listChunk *ch) {
+    if (ch->frozen) return;
     size_t used = chunkBytes(ch);
     if (ch->bcap > used) {
         char *nb = zmalloc(used ? used : 1);
         if (used) memcpy(nb, ch->buf + ch->bstart, used);
-        for (int i = 0; i < ch->n; i++) ch->offs[ch->off + i] -= ch->bstart;
         zfree(ch->buf);
         ch->buf = nb;
         ch->bcap = used;
         ch->bstart = 0;
         ch->bend = used;
     }
-    if (ch->cap > ch->n) {
-        size_t *o = zmalloc(sizeof(size_t) * (size_t)(ch->n ? ch->n : 1));
-        memcpy(o, ch->offs + ch->off, sizeof(size_t) * (size_t)ch->n);
-        zfree(ch->offs);
-        ch->offs = o;
-        ch->off = 0;
-        ch->cap = ch->n ? ch->n : 1;
-    }
 }
 
 /* Appends a copy of v[0..len) at the head or the tail. */
 static void rlistPush(rlist *l, const char *v, size_t len, int where) {
+    size_t esize = entrySize(len);
     l->len++;
     l->lpbytes += lpEntrySize(v, len);
     if (where == LIST_TAIL) {
@@ -284,11 +335,11 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
             ch = chunkNew();
             rlistLinkAfter(l, l->tail, ch);
         }
-        chunkBytesRoomAtEnd(ch, len);
-        chunkOffsRoomAtEnd(ch);
-        if (len) memcpy(ch->buf + ch->bend, v, len);
-        ch->offs[ch->off + ch->n++] = ch->bend;
-        ch->bend += len;
+        chunkThaw(ch);
+        chunkBytesRoomAtEnd(ch, esize);
+        entryPut(ch->buf + ch->bend, v, len);
+        ch->bend += esize;
+        ch->n++;
         chunkDirty(ch);
     } else {
         listChunk *ch = l->head;
@@ -297,11 +348,10 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
             ch = chunkNew();
             rlistLinkAfter(l, NULL, ch);
         }
-        chunkBytesRoomAtStart(ch, len);
-        chunkOffsRoomAtStart(ch);
-        ch->bstart -= len;
-        if (len) memcpy(ch->buf + ch->bstart, v, len);
-        ch->offs[--ch->off] = ch->bstart;
+        chunkThaw(ch);
+        chunkBytesRoomAtStart(ch, esize);
+        ch->bstart -= esize;
+        entryPut(ch->buf + ch->bstart, v, len);
         ch->n++;
         chunkDirty(ch);
     }
@@ -310,19 +360,21 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
 /* Removes the element at p and returns it (a new sds). */
 static sds rlistTake(rlist *l, listPos p) {
     listChunk *ch = p.ch;
+    if (ch->frozen) {
+        chunkThaw(ch);
+        p.off = chunkOffsetOf(ch, p.i);
+    }
     size_t len;
-    const char *ptr = chunkGet(ch, p.i, &len);
+    const char *ptr = entryGet(ch->buf + p.off, &len);
     sds v = sdsnewlen(ptr, len);
-    size_t start = ch->offs[ch->off + p.i];
+    size_t start = p.off, esize = entrySize(len);
     if (p.i == 0) {
-        ch->bstart = start + len;
-        ch->off++;
+        ch->bstart = start + esize;
     } else if (p.i == ch->n - 1) {
         ch->bend = start;
     } else {
-        memmove(ch->buf + start, ch->buf + start + len, ch->bend - start - len);
-        ch->bend -= len;
-        for (int j = p.i + 1; j < ch->n; j++) ch->offs[ch->off + j - 1] = ch->offs[ch->off + j] - len;
+        memmove(ch->buf + start, ch->buf + start + esize, ch->bend - start - esize);
+        ch->bend -= esize;
     }
     ch->n--;
     chunkDirty(ch);
@@ -337,14 +389,7 @@ static sds rlistTake(rlist *l, listPos p) {
 
 static sds rlistPop(rlist *l, int where) {
     if (!l->len) return NULL;
-    listPos p;
-    if (where == LIST_HEAD) {
-        p.ch = l->head;
-        p.i = 0;
-    } else {
-        p.ch = l->tail;
-        p.i = l->tail->n - 1;
-    }
+    listPos p = where == LIST_HEAD ? posAt(l->head, 0) : posAt(l->tail, l->tail->n - 1);
     return rlistTake(l, p);
 }
 
@@ -359,8 +404,7 @@ static int rlistSeek(rlist *l, long index, listPos *p) {
             index -= ch->n;
             ch = ch->next;
         }
-        p->ch = ch;
-        p->i = (int)index;
+        *p = posAt(ch, (int)index);
     } else {
         long back = l->len - 1 - index;
         listChunk *ch = l->tail;
@@ -368,13 +412,15 @@ static int rlistSeek(rlist *l, long index, listPos *p) {
             back -= ch->n;
             ch = ch->prev;
         }
-        p->ch = ch;
-        p->i = ch->n - 1 - (int)back;
+        *p = posAt(ch, ch->n - 1 - (int)back);
     }
     return 1;
 }
 
-static inline const char *posGet(listPos p, size_t *len) { return chunkGet(p.ch, p.i, len); }
+static inline const char *posGet(listPos p, size_t *len) {
+    size_t next;
+    return chunkEntry(p.ch, p.off, len, &next);
+}
 
 static inline int posEquals(listPos p, const char *s, size_t len) {
     size_t vlen;
@@ -382,34 +428,41 @@ static inline int posEquals(listPos p, const char *s, size_t len) {
     return vlen == len && (len == 0 || memcmp(v, s, len) == 0);
 }
 
-/* Moves p one step forward (dir LIST_TAIL) or back; 0 at the end. */
+/* Moves p one step forward (dir LIST_TAIL) or back; 0 at the end. A step
+ * back inside a chunk walks it from its start. */
 static int posNext(listPos *p, int dir) {
     if (dir == LIST_TAIL) {
-        if (++p->i < p->ch->n) return 1;
+        if (++p->i < p->ch->n) {
+            size_t len;
+            chunkEntry(p->ch, p->off, &len, &p->off);
+            return 1;
+        }
         p->ch = p->ch->next;
-        p->i = 0;
-        return p->ch != NULL;
+        if (!p->ch) return 0;
+        *p = posAt(p->ch, 0);
+        return 1;
     }
-    if (--p->i >= 0) return 1;
+    if (--p->i >= 0) {
+        p->off = chunkOffsetOf(p->ch, p->i);
+        return 1;
+    }
     p->ch = p->ch->prev;
     if (!p->ch) return 0;
-    p->i = p->ch->n - 1;
+    *p = posAt(p->ch, p->ch->n - 1);
     return 1;
 }
 
 /* Moves the elements from index `from` on of ch into a new chunk after
  * it. */
 static void chunkSplit(rlist *l, listChunk *ch, int from) {
+    chunkThaw(ch);
     listChunk *nc = chunkNew();
-    size_t bfrom = ch->offs[ch->off + from];
+    size_t bfrom = chunkOffsetOf(ch, from);
     size_t bytes = ch->bend - bfrom;
     chunkBytesRoomAtEnd(nc, bytes);
     memcpy(nc->buf, ch->buf + bfrom, bytes);
     nc->bend = bytes;
-    for (int j = from; j < ch->n; j++) {
-        chunkOffsRoomAtEnd(nc);
-        nc->offs[nc->off + nc->n++] = ch->offs[ch->off + j] - bfrom;
-    }
+    nc->n = ch->n - from;
     ch->bend = bfrom;
     ch->n = from;
     chunkDirty(ch);
@@ -419,6 +472,7 @@ static void chunkSplit(rlist *l, listChunk *ch, int from) {
 /* Inserts a copy of v[0..len) before (after=0) or after p. */
 static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int after) {
     listChunk *ch = p.ch;
+    chunkThaw(ch);
     int at = p.i + (after ? 1 : 0);
     if (ch->n >= 2 * LIST_CHUNK_MAX || chunkBytes(ch) >= 2 * LIST_CHUNK_BYTES) {
         int half = ch->n / 2;
@@ -430,17 +484,13 @@ static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int afte
             }
         }
     }
-    size_t pos = at < ch->n ? ch->offs[ch->off + at] : ch->bend;
-    chunkBytesRoomAtEnd(ch, len);
-    pos = at < ch->n ? ch->offs[ch->off + at] : ch->bend; /* the buffer may have slid */
-    memmove(ch->buf + pos + len, ch->buf + pos, ch->bend - pos);
-    if (len) memcpy(ch->buf + pos, v, len);
-    ch->bend += len;
-    chunkOffsRoomAtEnd(ch);
-    memmove(ch->offs + ch->off + at + 1, ch->offs + ch->off + at, sizeof(size_t) * (size_t)(ch->n - at));
-    ch->offs[ch->off + at] = pos;
+    size_t esize = entrySize(len);
+    chunkBytesRoomAtEnd(ch, esize);
+    size_t pos = chunkOffsetOf(ch, at); /* after the buffer may have slid */
+    memmove(ch->buf + pos + esize, ch->buf + pos, ch->bend - pos);
+    entryPut(ch->buf + pos, v, len);
+    ch->bend += esize;
     ch->n++;
-    for (int j = at + 1; j < ch->n; j++) ch->offs[ch->off + j] += len;
     chunkDirty(ch);
     l->len++;
     l->lpbytes += lpEntrySize(v, len);
@@ -448,35 +498,39 @@ static void rlistInsert(rlist *l, listPos p, const char *v, size_t len, int afte
 
 static void rlistReplace(rlist *l, listPos p, const char *v, size_t len) {
     listChunk *ch = p.ch;
+    if (ch->frozen) {
+        chunkThaw(ch);
+        p.off = chunkOffsetOf(ch, p.i);
+    }
     if (ch->n == 1) {
         /* Taking the only element would free the chunk. */
         size_t olen;
         const char *old = posGet(p, &olen);
         l->lpbytes -= lpEntrySize(old, olen);
         l->lpbytes += lpEntrySize(v, len);
+        size_t esize = entrySize(len);
         ch->bstart = ch->bend = 0;
-        chunkBytesRoomAtEnd(ch, len);
-        if (len) memcpy(ch->buf, v, len);
-        ch->bend = len;
-        ch->offs[ch->off] = 0;
+        chunkBytesRoomAtEnd(ch, esize);
+        entryPut(ch->buf, v, len);
+        ch->bend = esize;
         chunkDirty(ch);
         return;
     }
     sdsfree(rlistTake(l, p));
     if (p.i < ch->n) {
-        rlistInsert(l, p, v, len, 0);
+        rlistInsert(l, posAt(ch, p.i), v, len, 0);
     } else {
-        p.i = ch->n - 1;
-        rlistInsert(l, p, v, len, 1);
+        rlistInsert(l, posAt(ch, ch->n - 1), v, len, 1);
     }
 }
 
 static rlist *rlistDup(const rlist *src) {
     rlist *l = rlistNew();
     for (listChunk *ch = src->head; ch; ch = ch->next) {
+        size_t off = chunkOffsetOf(ch, 0);
         for (int i = 0; i < ch->n; i++) {
             size_t len;
-            const char *v = chunkGet(ch, i, &len);
+            const char *v = chunkEntry(ch, off, &len, &off);
             rlistPush(l, v, len, LIST_TAIL);
         }
     }
@@ -864,6 +918,7 @@ static void lremCommand(client *c) {
             }
             sdsfree(rlistTake(l, p));
             removed++;
+            if (more) next.off = chunkOffsetOf(next.ch, next.i);
             p = next;
             valid = more;
             if (toremove && removed == toremove) break;
@@ -1030,18 +1085,42 @@ static void blmpopCommand(client *c) { lmpopGenericCommand(c, 2, 1); }
  * The state document: ["element", ...]
  * ===================================================================== */
 
-/* The chunk's elements as JSON, cached. */
-static sds chunkJSON(listChunk *ch) {
-    if (ch->json) return ch->json;
-    sds out = sdsMakeRoomFor(sdsempty(), chunkBytes(ch) + 3 * (size_t)ch->n);
+/* Appends the chunk's (packed) elements as JSON to out; *raw gets the sum
+ * of their lengths. */
+static sds chunkCatJSON(sds out, const listChunk *ch, size_t *raw) {
+    out = sdsMakeRoomFor(out, chunkBytes(ch) + 3 * (size_t)ch->n);
+    size_t off = ch->bstart;
+    *raw = 0;
     for (int i = 0; i < ch->n; i++) {
         size_t vlen;
-        const char *v = chunkGet(ch, i, &vlen);
+        const char *v = entryGet(ch->buf + off, &vlen);
+        off = (size_t)(v - ch->buf) + vlen;
+        *raw += vlen;
         if (i) out = sdscatlen(out, ",", 1);
         out = jsonCatBytes(out, v, vlen);
     }
+    return out;
+}
+
+/* The chunk's elements as JSON, cached for the documents to borrow; a full
+ * chunk of plain-text elements freezes (see listChunk). */
+static sds chunkJSON(listChunk *ch) {
+    if (ch->json) return ch->json;
+    size_t raw;
+    /* Kept until the chunk changes: without the room sds left to grow. */
+    sds out = sdsRemoveFreeSpace(chunkCatJSON(sdsempty(), ch, &raw));
     ch->json = out;
     ch->json_pin = 0;
+    /* Escaping or base64 makes an element's JSON longer than its bytes and
+     * two quotes: equal lengths mean every element is verbatim. */
+    if (ch->n > 0 && chunkFull(ch) && sdslen(out) == raw + 3 * (size_t)ch->n - 1) {
+        size_t used = chunkBytes(ch);
+        zfree(ch->buf);
+        ch->buf = NULL;
+        ch->bstart = ch->bcap = 0;
+        ch->bend = used;
+        ch->frozen = 1;
+    }
     return out;
 }
 
@@ -1058,13 +1137,16 @@ static size_t listTypeJSONBytes(const robj *o) {
     return total;
 }
 
+/* Used for the small lists whose JSON persist.c keeps itself: the chunks
+ * do not keep a second copy (docJSON, for the big ones, does). */
 static sds listTypeCatJSON(sds out, robj *o) {
     rlist *l = o->ptr;
     out = sdscatlen(out, "[", 1);
     for (listChunk *ch = l->head; ch; ch = ch->next) {
         if (ch != l->head) out = sdscatlen(out, ",", 1);
-        sds j = chunkJSON(ch);
-        out = sdscatlen(out, j, sdslen(j));
+        size_t raw;
+        if (ch->json) out = sdscatlen(out, ch->json, sdslen(ch->json));
+        else out = chunkCatJSON(out, ch, &raw);
     }
     return sdscatlen(out, "]", 1);
 }

@@ -17,8 +17,10 @@
  *              there are at most set-max-intset-entries: a sorted array of
  *              16, 32 or 64-bit integers, as Redis's intset;
  *   listpack   at most set-max-listpack-entries members, none longer than
- *              set-max-listpack-value bytes: an array of sds in insertion
- *              order (Redis's listpack appends; deleting keeps the order);
+ *              set-max-listpack-value bytes: one packed buffer of the
+ *              members in insertion order, each as its length (a varint)
+ *              and its bytes, as compact as Redis's listpack (which
+ *              appends; deleting keeps the order);
  *   hashtable  otherwise: a dict of sds (hash order: not Redis's), with
  *              its document JSON kept in chunks (below).
  *
@@ -62,26 +64,32 @@ typedef struct setChunk {
     sds *members;        /* borrowed: the dict's keys */
 } setChunk;
 
+/* 40 bytes: a small set costs little more than its members. */
 typedef struct set {
-    int enc;             /* SET_ENC_* */
-    unsigned long len;   /* members in ints/elems (not HT) */
-    unsigned long cap;   /* allocated slots */
+    uint8_t enc;         /* SET_ENC_* */
+    uint8_t iw;          /* SET_ENC_INTSET: 2, 4 or 8 bytes per integer */
+    uint32_t len;        /* members in ints/lp (not HT) */
+    uint32_t cap;        /* SET_ENC_LISTPACK: bytes of lp */
+    uint32_t nchunks;    /* SET_ENC_HT: chunks */
     union {
         unsigned char *ints; /* SET_ENC_INTSET: sorted integers of iw bytes
                               * each, exactly len of them (Redis's intset) */
-        sds *elems;      /* SET_ENC_LISTPACK: insertion order */
+        unsigned char *lp;   /* SET_ENC_LISTPACK: the members in insertion
+                              * order, each a varint length and its bytes */
         dict *ht;        /* SET_ENC_HT: sds keys; the value is the key's
                           * index in its chunk's members */
     } u;
     size_t bytes;        /* sum of the members' lengths (JSON estimate) */
-    int iw;              /* SET_ENC_INTSET: 2, 4 or 8 bytes per integer */
     setChunk *chunks;    /* SET_ENC_HT: nchunks chunks */
-    unsigned long nchunks;
 } set;
+
+/* A listpack never grows past this many bytes: it converts, as Redis's
+ * lpSafeToAdd (LISTPACK_MAX_SAFETY_SIZE) makes it. */
+#define SET_LP_SAFETY_SIZE (1UL << 30)
 
 struct setTypeIterator {
     const set *s;
-    unsigned long i;     /* next index (intset, listpack) */
+    unsigned long i;     /* next index (intset), byte offset (listpack) */
     dictIterator di;     /* hashtable */
     sds scratch;         /* an intset member as text */
 };
@@ -262,8 +270,7 @@ static void setFree(set *s) {
         htChunksFree(s);
         dictRelease(s->u.ht);
     } else if (s->enc == SET_ENC_LISTPACK) {
-        for (unsigned long i = 0; i < s->len; i++) sdsfree(s->u.elems[i]);
-        zfree(s->u.elems);
+        zfree(s->u.lp);
     } else {
         zfree(s->u.ints);
     }
@@ -286,13 +293,11 @@ static void isInsertAt(set *s, unsigned long pos, int64_t v) {
     }
     isSetRaw(s->u.ints, s->iw, pos, v);
     s->len++;
-    s->cap = s->len;
 }
 
 static void isDeleteAt(set *s, unsigned long pos) {
     memmove(s->u.ints + pos * s->iw, s->u.ints + (pos + 1) * s->iw, (size_t)s->iw * (s->len - pos - 1));
     s->len--;
-    s->cap = s->len;
     if (s->len) {
         s->u.ints = zrealloc(s->u.ints, (size_t)s->iw * s->len);
     } else {
@@ -301,12 +306,65 @@ static void isDeleteAt(set *s, unsigned long pos) {
     }
 }
 
-static void setGrow(set *s, size_t elem_size, unsigned long need) {
-    if (need <= s->cap) return;
-    unsigned long cap = s->cap ? s->cap : 4;
-    while (cap < need) cap *= 2;
-    s->u.elems = zrealloc(s->u.elems, elem_size * cap);
-    s->cap = cap;
+/* --- the listpack: varint length (7 bits a byte, low first), bytes --- */
+
+static inline size_t lpEntrySize(size_t len) {
+    size_t n = 1;
+    for (size_t l = len; l >= 0x80; l >>= 7) n++;
+    return n + len;
+}
+
+/* The member at offset off (*m, *len); returns the next offset. */
+static inline size_t lpEntryAt(const set *s, size_t off, const char **m, size_t *len) {
+    const unsigned char *p = s->u.lp + off;
+    size_t l = 0;
+    int shift = 0;
+    while (*p & 0x80) {
+        l |= (size_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    l |= (size_t)*p++ << shift;
+    *m = (const char *)p;
+    *len = l;
+    return (size_t)(p - s->u.lp) + l;
+}
+
+/* Appends m[0..len). */
+static void lpAppend(set *s, const char *m, size_t len) {
+    size_t esize = lpEntrySize(len);
+    s->u.lp = zrealloc(s->u.lp, s->cap + esize);
+    unsigned char *p = s->u.lp + s->cap;
+    size_t l = len;
+    while (l >= 0x80) {
+        *p++ = (unsigned char)(l | 0x80);
+        l >>= 7;
+    }
+    *p++ = (unsigned char)l;
+    if (len) memcpy(p, m, len);
+    s->cap += (uint32_t)esize;
+    s->len++;
+}
+
+/* Removes the member at offset off. */
+static void lpDeleteAt(set *s, size_t off) {
+    const char *m;
+    size_t len;
+    size_t next = lpEntryAt(s, off, &m, &len);
+    memmove(s->u.lp + off, s->u.lp + next, s->cap - next);
+    s->cap -= (uint32_t)(next - off);
+    s->len--;
+    if (s->cap) {
+        s->u.lp = zrealloc(s->u.lp, s->cap);
+    } else {
+        zfree(s->u.lp);
+        s->u.lp = NULL;
+    }
+}
+
+/* 1 if m[0..len) may join the listpack: within Redis's limits. */
+static inline int lpRoomFor(const set *s, size_t len) {
+    return s->len < listpackMaxEntries() && len <= listpackMaxValue() &&
+           s->cap + lpEntrySize(len) <= SET_LP_SAFETY_SIZE;
 }
 
 /* Index of v in the intset, or -(insertion point)-1. */
@@ -322,10 +380,15 @@ static long intsetSearch(const set *s, int64_t v) {
     return -lo - 1;
 }
 
+/* The offset of m in the listpack, or -1. */
 static long listpackSearch(const set *s, const char *m, size_t len) {
-    for (unsigned long i = 0; i < s->len; i++) {
-        sds e = s->u.elems[i];
-        if (sdslen(e) == len && memcmp(e, m, len) == 0) return (long)i;
+    size_t off = 0;
+    while (off < s->cap) {
+        const char *e;
+        size_t elen;
+        size_t next = lpEntryAt(s, off, &e, &elen);
+        if (elen == len && memcmp(e, m, len) == 0) return (long)off;
+        off = next;
     }
     return -1;
 }
@@ -334,17 +397,24 @@ static long listpackSearch(const set *s, const char *m, size_t len) {
  * our dict sizes itself). */
 static void setConvertToHT(set *s) {
     if (s->enc == SET_ENC_HT) return;
-    unsigned char *ints = s->enc == SET_ENC_INTSET ? s->u.ints : NULL;
-    sds *elems = s->enc == SET_ENC_LISTPACK ? s->u.elems : NULL;
-    unsigned long n = s->len;
-    int w = s->iw;
+    set old = *s;
     s->enc = SET_ENC_HT;
     s->u.ht = dictCreate(&sdsKeyDictType);
     s->len = s->cap = 0;
     htChunksInit(s, 1);
-    for (unsigned long i = 0; i < n; i++) htAddSds(s, ints ? sdsfromlonglong(isGetRaw(ints, w, i)) : elems[i]);
-    zfree(ints);
-    zfree(elems);
+    if (old.enc == SET_ENC_INTSET) {
+        for (unsigned long i = 0; i < old.len; i++) htAddSds(s, sdsfromlonglong(isGetRaw(old.u.ints, old.iw, i)));
+        zfree(old.u.ints);
+    } else {
+        size_t off = 0;
+        while (off < old.cap) {
+            const char *m;
+            size_t len;
+            off = lpEntryAt(&old, off, &m, &len);
+            htAddSds(s, sdsnewlen(m, len));
+        }
+        zfree(old.u.lp);
+    }
 }
 
 /* An intset becomes a listpack, in the intset's (sorted) order. */
@@ -352,10 +422,13 @@ static void setConvertIntsetToListpack(set *s) {
     unsigned char *ints = s->u.ints;
     unsigned long n = s->len;
     s->enc = SET_ENC_LISTPACK;
-    s->u.elems = NULL;
-    s->cap = 0;
-    setGrow(s, sizeof(sds), n + 1);
-    for (unsigned long i = 0; i < n; i++) s->u.elems[i] = sdsfromlonglong(isGetRaw(ints, s->iw, i));
+    s->u.lp = NULL;
+    s->cap = s->len = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        char buf[LONG_STR_SIZE];
+        int l = ll2string(buf, sizeof(buf), isGetRaw(ints, s->iw, i));
+        lpAppend(s, buf, (size_t)l);
+    }
     zfree(ints);
 }
 
@@ -394,8 +467,7 @@ static void setMaybeConvertToIntset(set *s) {
         htChunksFree(s);
         dictRelease(s->u.ht);
     } else {
-        for (unsigned long i = 0; i < s->len; i++) sdsfree(s->u.elems[i]);
-        zfree(s->u.elems);
+        zfree(s->u.lp);
     }
     int w = 2;
     for (unsigned long i = 0; i < n; i++)
@@ -405,7 +477,8 @@ static void setMaybeConvertToIntset(set *s) {
     s->u.ints = n ? zmalloc((size_t)w * n) : NULL;
     for (unsigned long i = 0; i < n; i++) isSetRaw(s->u.ints, w, i, ints[i]);
     zfree(ints);
-    s->len = s->cap = n;
+    s->len = (uint32_t)n;
+    s->cap = 0;
 }
 
 /* Redis 7.2's setTypeAddAux. */
@@ -432,7 +505,8 @@ static int setAdd(set *s, const char *m, size_t len) {
             int a = digits10(isGet(s, 0)), b = digits10(isGet(s, s->len - 1));
             maxelelen = (size_t)(a > b ? a : b);
         }
-        if (s->len < listpackMaxEntries() && len <= listpackMaxValue() && maxelelen <= listpackMaxValue()) {
+        if (s->len < listpackMaxEntries() && len <= listpackMaxValue() && maxelelen <= listpackMaxValue() &&
+            (size_t)s->len * 21 + lpEntrySize(len) <= SET_LP_SAFETY_SIZE) {
             setConvertIntsetToListpack(s);
         } else {
             setConvertToHT(s);
@@ -443,9 +517,8 @@ static int setAdd(set *s, const char *m, size_t len) {
     }
     /* listpack */
     if (listpackSearch(s, m, len) >= 0) return 0;
-    if (s->len < listpackMaxEntries() && len <= listpackMaxValue()) {
-        setGrow(s, sizeof(sds), s->len + 1);
-        s->u.elems[s->len++] = sdsnewlen(m, len);
+    if (lpRoomFor(s, len)) {
+        lpAppend(s, m, len);
     } else {
         setConvertToHT(s);
         htAddSds(s, sdsnewlen(m, len));
@@ -471,9 +544,7 @@ static int setRemove(set *s, const char *m, size_t len) {
     }
     long pos = listpackSearch(s, m, len);
     if (pos < 0) return 0;
-    sdsfree(s->u.elems[pos]);
-    memmove(s->u.elems + pos, s->u.elems + pos + 1, sizeof(sds) * (s->len - (unsigned long)pos - 1));
-    s->len--;
+    lpDeleteAt(s, (size_t)pos);
     s->bytes -= len;
     return 1;
 }
@@ -518,14 +589,14 @@ static set *setDup(const set *src) {
         while ((de = dictNext(&it)) != NULL) htAddSds(s, sdsdup(de->key));
     } else if (src->enc == SET_ENC_INTSET) {
         s->iw = src->iw;
-        s->cap = s->len = src->len;
+        s->len = src->len;
         s->u.ints = src->len ? zmalloc((size_t)src->iw * src->len) : NULL;
         if (src->len) memcpy(s->u.ints, src->u.ints, (size_t)src->iw * src->len);
     } else {
-        s->cap = src->len ? src->len : 1;
-        s->u.elems = zmalloc(sizeof(sds) * s->cap);
-        for (unsigned long i = 0; i < src->len; i++) s->u.elems[i] = sdsdup(src->u.elems[i]);
         s->len = src->len;
+        s->cap = src->cap;
+        s->u.lp = src->cap ? zmalloc(src->cap) : NULL;
+        if (src->cap) memcpy(s->u.lp, src->u.lp, src->cap);
     }
     return s;
 }
@@ -547,8 +618,16 @@ static sds setIterNext(setTypeIterator *it) {
         dictEntry *de = dictNext(&it->di);
         return de ? de->key : NULL;
     }
+    if (s->enc == SET_ENC_LISTPACK) {
+        if (it->i >= s->cap) return NULL;
+        const char *m;
+        size_t len;
+        it->i = lpEntryAt(s, it->i, &m, &len);
+        if (!it->scratch) it->scratch = sdsnewlen(m, len);
+        else it->scratch = sdscpylen(it->scratch, m, len);
+        return it->scratch;
+    }
     if (it->i >= s->len) return NULL;
-    if (s->enc == SET_ENC_LISTPACK) return s->u.elems[it->i++];
     char buf[LONG_STR_SIZE];
     int n = ll2string(buf, sizeof(buf), isGet(s, it->i));
     it->i++;
@@ -572,7 +651,13 @@ static sds setRandomMember(const set *s) {
         serverPanic("set chunks do not list every member");
     }
     unsigned long i = (unsigned long)random() % s->len;
-    if (s->enc == SET_ENC_LISTPACK) return sdsdup(s->u.elems[i]);
+    if (s->enc == SET_ENC_LISTPACK) {
+        const char *m;
+        size_t len, off = 0;
+        do off = lpEntryAt(s, off, &m, &len);
+        while (i--);
+        return sdsnewlen(m, len);
+    }
     return sdsfromlonglong(isGet(s, i));
 }
 
@@ -1330,11 +1415,7 @@ static size_t setTypeComputeSize(const robj *o, long long samples) {
     const set *s = o->ptr;
     size_t total = zmalloc_size((void *)s);
     if (s->enc == SET_ENC_INTSET) return total + (s->u.ints ? zmalloc_size(s->u.ints) : 0);
-    if (s->enc == SET_ENC_LISTPACK) {
-        if (s->cap) total += zmalloc_size(s->u.elems);
-        for (unsigned long i = 0; i < s->len; i++) total += sdsAllocSize(s->u.elems[i]);
-        return total;
-    }
+    if (s->enc == SET_ENC_LISTPACK) return total + zmalloc_size(s->u.lp);
     dict *d = s->u.ht;
     total += sizeof(dict) + sizeof(dictEntry *) * d->size;
     /* casq's own: the JSON chunks kept for the commits */

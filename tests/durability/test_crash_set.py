@@ -36,7 +36,7 @@ import redis
 sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, doc_bytes, finish, load_document, pick_port  # noqa: E402
 
-PORT = pick_port(26900, span=100)
+PORT = int(os.environ.get("CRASH_SET_PORT", "0")) or pick_port(26900, span=100)
 KILLS = int(os.environ.get("CRASH_SET_KILLS", "10"))
 INTS = b"ints"
 BIN = b"bin\x00set\xff"

@@ -386,6 +386,35 @@ start_server {tags {"hash"}} {
 }
 
 start_server {tags {"hash"}} {
+    # Fields and values around the lengths where a packed entry's length
+    # takes a second or third byte (127/128, 16383/16384), growing and
+    # shrinking in place, with hash-max-listpack-value raised.
+    test {A listpack hash with long fields and values, changed in place} {
+        r config set hash-max-listpack-value 20000
+        r del h
+        set fields {}
+        foreach len {0 1 127 128 300 16383 16384} {
+            lappend fields [string repeat f $len]x$len
+        }
+        foreach f $fields { r hset h $f [string repeat v [string length $f]] }
+        set enc1 [r object encoding h]
+        # each value takes the next field's length: entries change size
+        set n [llength $fields]
+        for {set i 0} {$i < $n} {incr i} {
+            set len [string length [lindex $fields [expr {($i + 1) % $n}]]]
+            r hset h [lindex $fields $i] [string repeat w $len]
+        }
+        r hdel h [lindex $fields 2] [lindex $fields 5]
+        r hincrby h n 7
+        set lens {}
+        foreach {f v} [r hgetall h] { lappend lens [string length $f] [string length $v] }
+        set res [list $enc1 [r object encoding h] [r hlen h] $lens \
+                     [r hstrlen h [lindex $fields 6]] [r hexists h [lindex $fields 5]] \
+                     [r hget h n]]
+        r config set hash-max-listpack-value 64
+        set res
+    } {listpack listpack 6 {2 3 3 131 132 304 304 16389 16390 2 1 1} 2 0 7}
+
     test {Encoding: more entries than hash-max-listpack-entries} {
         r config set hash-max-listpack-entries 4
         r del h

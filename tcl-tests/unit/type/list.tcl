@@ -400,6 +400,38 @@ start_server {tags {"list"}} {
     # Queues, COPY, RENAME, restart
     # --------------------------------------------------------------------
 
+    # A long list's full chunks of plain-text elements are kept in their
+    # JSON once a commit wrote them; every change below lands in such a
+    # chunk, in the middle of the list or at an end, and some elements
+    # need escaping (a chunk holding one stays as it was).
+    test {A long list changed in every part keeps its order and contents} {
+        r del big
+        set model {}
+        for {set i 0} {$i < 3000} {incr i} {
+            set e [expr {$i % 700 == 5 ? "q\"$i\\" : "e$i"}]
+            lappend model $e
+        }
+        r rpush big {*}$model
+        for {set round 0} {$round < 12} {incr round} {
+            set at [expr {($round * 251) % [llength $model]}]
+            r lset big $at "s$round"
+            lset model $at "s$round"
+            r linsert big before [lindex $model [expr {$at + 7}]] "i$round"
+            set model [linsert $model [expr {$at + 7}] "i$round"]
+            set victim [lindex $model [expr {$at + 100}]]
+            r lrem big 1 $victim
+            set model [lreplace $model [expr {$at + 100}] [expr {$at + 100}]]
+            lappend model [r lpop big]
+            r rpush big [lindex $model end]
+            set model [lrange $model 1 end]
+            assert_equal [lindex $model $at] [r lindex big $at]
+            set from [expr {$at < 5 ? 0 : $at - 5}]
+            assert_equal [lrange $model $from [expr {$at + 200}]] [r lrange big $from [expr {$at + 200}]]
+        }
+        assert_equal [lsearch -all -exact $model "s3"] [r lpos big s3 count 0]
+        list [expr {[r lrange big 0 -1] eq $model}] [r llen big] [r lindex big -1]
+    } [list 1 3000 e10]
+
     test {A long queue: push at the tail, pop at the head} {
         r del q
         set expected 0

@@ -254,6 +254,30 @@ start_server {tags {"set"}} {
         r smembers myset
     } {a c e} {redis7.2}
 
+    # Members around the lengths where a packed member's length takes a
+    # second byte (127/128), with set-max-listpack-value raised; an intset
+    # that takes a string member becomes a listpack of its integers.
+    test {A listpack set with long members, removed from the middle} {
+        r config set set-max-listpack-value 2000
+        r del myset
+        set members {}
+        foreach len {0 1 126 127 128 129 300 999} {
+            lappend members [string repeat m $len]x$len
+        }
+        r sadd myset 5 -70000 123456789012
+        r sadd myset {*}$members
+        r srem myset [lindex $members 3] 5 [lindex $members 6]
+        set lens {}
+        foreach m [lsort [r smembers myset]] { lappend lens [string length $m] }
+        set res [list [r scard myset] $lens [r sismember myset [lindex $members 4]] \
+                     [r sismember myset [lindex $members 3]] [r sismember myset -70000] \
+                     [expr {[r srandmember myset] in [r smembers myset]}] \
+                     [llength [r srandmember myset 100]] [r smismember myset x0 [lindex $members 7] 5] \
+                     [r object encoding myset]]
+        r config set set-max-listpack-value 64
+        set res
+    } {8 {6 12 1003 133 132 130 3 2} 1 0 1 1 8 {1 1 0} listpack} {redis7.2}
+
     # --------------------------------------------------------------------
     # SINTER, SUNION, SDIFF (+STORE), SINTERCARD
     # --------------------------------------------------------------------
