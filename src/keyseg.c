@@ -287,7 +287,7 @@ uint32_t keysegInstall(redisDb *db, const char *name, uint64_t count, uint64_t b
     sdsfree(g->names);
     g->gone = gone;
     g->ngone = ngone;
-    g->names = names;
+    g->names = sdsRemoveFreeSpace(names);
     return g->id;
 }
 
@@ -675,6 +675,7 @@ static void keysegAttach(keysegState *ks, keySealJob *j) {
         if (!old->live) segDrop(db, old);
     }
     g->rewriting = 0;
+    g->names = sdsRemoveFreeSpace(g->names); /* kept as long as the segment */
     ks->keys_sealed += (long long)g->live;
     if (!g->live) {
         segDrop(db, g); /* nothing of it is needed: garbage at once */

@@ -21,6 +21,7 @@
  * Every change goes through signalModifiedKey, so it is part of the next
  * commit and the reply waits for it (design.md §4). */
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -47,11 +48,17 @@
 #define STRING_MAX_PREALLOC (1024 * 1024) /* sds's SDS_MAX_PREALLOC */
 
 typedef struct stringValue {
-    size_t len;        /* bytes used */
-    size_t alloc;      /* bytes available in buf, not counting the NUL */
+    size_t len;        /* bytes used; the room is what the allocator gave
+                        * (strvRoom): no field of its own, so that a short
+                        * value fits a smaller allocation */
     unsigned char enc; /* STRING_ENC_*: what OBJECT ENCODING says */
     char buf[];        /* the bytes, NUL-terminated */
 } stringValue;
+
+#define STRV_HDR offsetof(stringValue, buf)
+
+/* Bytes buf can hold, not counting the NUL. */
+static size_t strvRoom(stringValue *sv) { return zmalloc_size(sv) - STRV_HDR - 1; }
 
 /* Redis's tryObjectEncoding, for a value being stored. */
 static int stringCanonicalEncoding(const char *p, size_t len) {
@@ -64,9 +71,8 @@ static int stringCanonicalEncoding(const char *p, size_t len) {
 /* A value of len bytes (p may be NULL: zeroes) with room for alloc. */
 static stringValue *strvNew(const char *p, size_t len, size_t alloc, int enc) {
     if (alloc < len) alloc = len;
-    stringValue *sv = zmalloc(sizeof(*sv) + alloc + 1);
+    stringValue *sv = zmalloc(STRV_HDR + alloc + 1);
     sv->len = len;
-    sv->alloc = alloc;
     sv->enc = (unsigned char)enc;
     if (p) memcpy(sv->buf, p, len);
     else memset(sv->buf, 0, len);
@@ -78,10 +84,9 @@ static stringValue *strvNew(const char *p, size_t len, size_t alloc, int enc) {
  * bytes zeroed (sdsgrowzero). */
 static stringValue *strvGrowZero(stringValue *sv, size_t newlen) {
     if (newlen <= sv->len) return sv;
-    if (newlen > sv->alloc) {
+    if (newlen > strvRoom(sv)) {
         size_t alloc = newlen < STRING_MAX_PREALLOC ? newlen * 2 : newlen + STRING_MAX_PREALLOC;
-        sv = zrealloc(sv, sizeof(*sv) + alloc + 1);
-        sv->alloc = alloc;
+        sv = zrealloc(sv, STRV_HDR + alloc + 1);
     }
     memset(sv->buf + sv->len, 0, newlen - sv->len + 1);
     sv->len = newlen;
