@@ -19,6 +19,7 @@
 #   memory  INFO used_memory growth per element for MEM_ELEMENTS RPUSHes and
 #           ZADDs (16-byte elements), and for MEM_ELEMENTS/10 lists of 10
 #           one-byte elements (key names included), casq vs redis.
+#           (SETTLE=3 seconds after loading, as casq seals quiet keys into key segments)
 # Ratios are casq / redis: for throughput >1 means casq is faster, for
 # memory >1 means casq uses more.
 #
@@ -147,6 +148,7 @@ memtest() { # port cmd key
     else
         seq 1 "$MEM_ELEMENTS" | awk -v k="$key" '{printf "ZADD %s %d el-%012d\n", k, $1, $1}' | redis-cli -p "$port" --pipe >/dev/null
     fi
+    sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
     after=$(mem "$port")
     awk -v a="$after" -v b="$before" -v n="$MEM_ELEMENTS" 'BEGIN {printf "%.1f", (a - b) / n}'
 }
@@ -164,6 +166,7 @@ smalltest() { # port
     before=$(mem "$1")
     awk -v n="$((MEM_ELEMENTS / 10))" 'BEGIN { for (i = 0; i < n; i++) printf "RPUSH small:%d a b c d e f g h i j\r\n", i }' |
         redis-cli -p "$1" --pipe >/dev/null
+    sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
     after=$(mem "$1")
     awk -v a="$after" -v b="$before" -v n="$MEM_ELEMENTS" 'BEGIN {printf "%.1f", (a - b) / n}'
 }

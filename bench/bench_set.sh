@@ -19,6 +19,7 @@
 #           intset), and for MEMBERS/10 sets of 10 strings (listpacks in
 #           Redis 7.2, hashtables in 7.0) and of 10 integers (intsets),
 #           key names included: casq vs redis
+#           (SETTLE=3 seconds after loading, as casq seals quiet keys into key segments)
 # Ratios are casq / redis (throughput: >1 is better for casq; memory: <1).
 #
 # Environment: N=100000 requests per read run, WN=20000 per write run,
@@ -135,6 +136,7 @@ declare -A per
 for p in "$P_REDIS" "$P_CASQ"; do
     b0=$(used "$p")
     load "$p" mem "$MEMBERS" "member:"
+    sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
     b1=$(used "$p")
     per[$p]=$(awk -v a="$b0" -v b="$b1" -v n="$MEMBERS" 'BEGIN { printf "%.1f", (b - a) / n }')
 done
@@ -143,6 +145,7 @@ row "hashtable, $MEMBERS \"member:N\"" "${per[$P_REDIS]}" "${per[$P_CASQ]}" \
 for p in "$P_REDIS" "$P_CASQ"; do
     b0=$(used "$p")
     load "$p" memint 500 ""
+    sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
     b1=$(used "$p")
     per[$p]=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.1f", (b - a) / 500 }')
 done
@@ -156,6 +159,7 @@ for kind in strings integers; do
                 if (kind == "strings") printf "SADD small%s:%d a b c d e f g h i j\r\n", kind, i
                 else printf "SADD small%s:%d 1 2 3 4 5 6 7 8 9 10\r\n", kind, i
         }' | redis-cli -p "$p" --pipe >/dev/null
+        sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
         b1=$(used "$p")
         per[$p]=$(awk -v a="$b0" -v b="$b1" -v n="$MEMBERS" 'BEGIN { printf "%.1f", (b - a) / n }')
     done

@@ -21,7 +21,7 @@
 # show the median and the ratio casq/redis (>1: casq faster; for memory <1:
 # casq smaller).
 #
-# Knobs: REPEAT=3 N=100000 MEM_N=100000 PORT_BASE=24900 (range 24900-24999)
+# Knobs: SETTLE=3 (seconds between loading and reading memory) REPEAT=3 N=100000 MEM_N=100000 PORT_BASE=24900 (range 24900-24999)
 #        CASQ_BIN=path (default build/release/casq-server) KEEP=1
 set -u
 
@@ -151,6 +151,7 @@ mem_test() {
         local before after
         before=$(used "$port")
         $gen | redis-cli -p "$port" --pipe >/dev/null
+        sleep "${SETTLE:-3}" # steady state: casq seals quiet keys into key segments
         after=$(used "$port")
         out+=("$(awk -v a="$after" -v b="$before" -v n="$MEM_N" 'BEGIN { printf "%.1f", (a - b) / n }')")
     done
