@@ -42,6 +42,7 @@
 #define KEYSEG_RING 64             /* change_seq samples kept */
 #define KEYSEG_SAMPLE_MS 25        /* ... at most one per this */
 #define KEYSEG_PLAN_EVERY_MS 50    /* plans tried at most this often */
+#define KEYSEG_IDLE_MS 1000        /* no commit for this long: seal any quiet key */
 #define KEYSEG_MAX_FANOUT 64       /* segment-merge-fanout's bound */
 
 typedef struct keySealKey {
@@ -84,6 +85,7 @@ typedef struct keysegState {
     int next_db;                   /* round-robin over the dbs */
     /* --- statistics (INFO) --- */
     int before_start;              /* keysegSealBeforeStart is running */
+    long long last_commit_ms;      /* when the last commit landed */
     long long sealed;              /* key segments written and named */
     long long rewritten;           /* ... of which rewrote others */
     long long keys_sealed;         /* keys attached to them */
@@ -474,8 +476,12 @@ static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
         quiet_bytes += objectTypeGet(((robj *)de->val)->type)->jsonBytes(de->val);
         jobAddCandidate(j, de->key, de->val, &alloc);
     }
-    /* Worth a segment only with segment-seal-bytes of quiet values. */
-    if (!nfrom && quiet_bytes < (size_t)server.cfg.segment_seal_bytes) {
+    /* Worth a segment only with segment-seal-bytes of quiet values -- or
+     * any, once no commit ran for KEYSEG_IDLE_MS: an idle server's root
+     * shrinks to what cannot be sealed, and the roots' JSON cache
+     * (persist.c) lets go of the keys. */
+    int idle = mstime() - ks->last_commit_ms >= KEYSEG_IDLE_MS;
+    if (!nfrom && (quiet_bytes == 0 || (!idle && quiet_bytes < (size_t)server.cfg.segment_seal_bytes))) {
         sealJobFree(j);
         return NULL;
     }
@@ -726,6 +732,7 @@ void keysegCommitDone(int ok) {
     keysegState *ks = K();
     if (!ks || !ok || server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
     long long now = mstime();
+    ks->last_commit_ms = now;
     sample(ks, now);
     sealNext(ks, now);
 }
