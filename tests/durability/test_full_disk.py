@@ -70,13 +70,17 @@ def main():
         check(set(acked) <= set(durable_ids(doc)), "fulldisk: acknowledged entries are in the document")
 
         fill(os.path.join(mnt, "filler"))
-        # Several writers at once: all must get an error, none an ID.
+        # Several writers at once: all must get an error, none an ID. Their
+        # entries are big, so that the root must grow into new blocks (a
+        # small change fits the space the store's files already have, and
+        # would rightly commit on a full disk).
+        big = b"y" * 200_000
         results = []
 
         def writer(n):
             c = casq.client(socket_timeout=60)
             try:
-                results.append(("ok", c.xadd(b"jobs", {b"n": f"full-{n}".encode(), b"v": VALUE})))
+                results.append(("ok", c.xadd(b"jobs", {b"n": f"full-{n}".encode(), b"v": big})))
             except redis.ResponseError as e:
                 results.append(("err", str(e)))
             c.close()
