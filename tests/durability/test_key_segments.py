@@ -15,7 +15,7 @@ rewrites, merges and garbage all run many times in a few seconds:
      restart: every key, value and expiry time is what the client saw
      before the restart.
   3. crash: writers SET/HSET/DEL/EXPIRE random sealed keys while casq is
-     SIGKILLed at random moments (CRASH_KILLS, default 6); afterwards
+     SIGKILLed at random moments (CRASH_KILLS, default 4); afterwards
      every key holds its last acknowledged value (or the one of a write
      in flight at the kill), no acknowledged DEL came back; segments were
      sealed and rewritten meanwhile.
@@ -53,7 +53,7 @@ from casqtest import (  # noqa: E402
 import redis  # noqa: E402
 
 PORT = int(os.environ.get("KEYSEG_PORT", "0")) or pick_port(26200)
-KILLS = int(os.environ.get("CRASH_KILLS", "6"))
+KILLS = int(os.environ.get("CRASH_KILLS", "4"))
 SEED = int(os.environ.get("KEYSEG_SEED", str(random.randrange(1 << 30))))
 print(f"# seed {SEED}", flush=True)
 rnd = random.Random(SEED)

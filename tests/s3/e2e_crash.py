@@ -16,7 +16,7 @@ server applied (e2e_proxy.py): commit_seq strictly increases over all of
 them (no commit applied twice, across all the processes), epochs never go
 back, and each restart raised the epoch.
 
-Environment: that of tests/s3/run_e2e.sh; CRASH_KILLS (default 30),
+Environment: that of tests/s3/run_e2e.sh; CRASH_KILLS (default 20),
 CRASH_PORT (default E2E_PORT_BASE + 100, i.e. 30100). Ends with `N passed, N failed`.
 """
 import os
@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 os.environ.setdefault("CRASH_PORT", str(int(os.environ.get("E2E_PORT_BASE", "30000")) + 100))
 # test_crash.py needs > 1000 acknowledged XADDs; with 20-50 ms commits a few
 # more kill cycles than its default 25 keep a safe margin on a busy machine.
-os.environ.setdefault("CRASH_KILLS", "30")
+os.environ.setdefault("CRASH_KILLS", "20")
 os.environ.setdefault("CASQ_SERVER", os.environ.get("CASQ_BIN", os.path.join(ROOT, "src", "casq-server")))
 
 sys.path.insert(0, HERE)
