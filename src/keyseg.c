@@ -143,10 +143,32 @@ static keySegment *segById(uint32_t id) {
     return ks ? dictFetchValue(ks->byid, (void *)(uintptr_t)id) : NULL;
 }
 
+/* Each name is its length as a varint (7 bits a byte, low bits first: one
+ * byte for a name shorter than 128) and its bytes. */
 sds keysegNamesAdd(sds names, const char *key, size_t len) {
-    uint32_t l = (uint32_t)len;
-    names = sdscatlen(names, &l, sizeof(l));
+    unsigned char v[10];
+    size_t n = 0;
+    for (size_t l = len; ; l >>= 7) {
+        v[n++] = (unsigned char)((l & 0x7f) | (l >= 0x80 ? 0x80 : 0));
+        if (l < 0x80) break;
+    }
+    names = sdscatlen(names, v, n);
     return sdscatlen(names, key, len);
+}
+
+/* The name at names[*pos] into *out; 0 at the end (or a damaged list). */
+static int namesNext(const sds names, size_t *pos, sds *out) {
+    size_t len = 0, end = sdslen(names);
+    for (int shift = 0; ; shift += 7) {
+        if (*pos >= end || shift > 56) return 0;
+        unsigned char c = (unsigned char)names[(*pos)++];
+        len |= (size_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) break;
+    }
+    if (len > end - *pos) return 0;
+    *out = sdscpylen(*out, names + *pos, len);
+    *pos += len;
+    return 1;
 }
 
 /* ========================================================================
@@ -512,15 +534,11 @@ static void buildKey(keySealJob *j, redisDb *db, dictEntry *de, uint32_t from) {
 static int buildNextRewritten(keySealJob *j, redisDb *db, sds *scratch) {
     while (j->from_i < j->nfrom) {
         keySegment *g = segById(j->from[j->from_i]);
-        if (!g || j->from_pos + sizeof(uint32_t) > sdslen(g->names)) {
+        if (!g || !namesNext(g->names, &j->from_pos, scratch)) {
             j->from_i++;
             j->from_pos = 0;
             continue;
         }
-        uint32_t len;
-        memcpy(&len, g->names + j->from_pos, sizeof(len));
-        *scratch = sdscpylen(*scratch, g->names + j->from_pos + sizeof(len), len);
-        j->from_pos += sizeof(len) + len;
         dictEntry *de = dictFind(db->keys, *scratch);
         if (!de || ((robj *)de->val)->seg != g->id) continue; /* gone from it */
         buildKey(j, db, de, g->id);

@@ -35,7 +35,7 @@ typedef struct keySegment {
                      * commas: the root's "gone" list, ready to copy */
     uint64_t ngone; /* how many */
     sds names;      /* the live keys when it was written or loaded, each a
-                     * 4-byte length and the bytes: a rewrite finds its
+                     * varint length and the bytes: a rewrite finds its
                      * live keys without walking the keyspace */
     int rewriting;  /* a seal in flight is rewriting its live keys */
 } keySegment;
