@@ -283,7 +283,7 @@ static const configDirective configTable[] = {
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
     {.name = "key-seal-quiet", .type = CONFIG_LONGLONG, .offset = FIELD(key_seal_quiet_ms),
-     .min = 0, .max = LLONG_MAX, .default_value = "200"},
+     .min = 0, .max = LLONG_MAX, .default_value = "50"},
     {.name = "broker-timeout", .type = CONFIG_LONGLONG, .offset = FIELD(broker_timeout_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "5000"},
     {.name = "broker-announce-address", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,

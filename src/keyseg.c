@@ -365,7 +365,10 @@ static uint64_t quietSeq(keysegState *ks, long long now) {
 
 static void sample(keysegState *ks, long long now) {
     unsigned last = (ks->sample_pos + KEYSEG_RING - 1) % KEYSEG_RING;
-    if (ks->sample_ms[last] && now - ks->sample_ms[last] < KEYSEG_SAMPLE_MS) return;
+    /* Spaced so that the ring reaches back twice key-seal-quiet. */
+    long long every = server.cfg.key_seal_quiet_ms / (KEYSEG_RING / 2);
+    if (every < KEYSEG_SAMPLE_MS) every = KEYSEG_SAMPLE_MS;
+    if (ks->sample_ms[last] && now - ks->sample_ms[last] < every) return;
     ks->sample_ms[ks->sample_pos] = now;
     ks->sample_seq[ks->sample_pos] = server.change_seq;
     ks->sample_pos = (ks->sample_pos + 1) % KEYSEG_RING;
