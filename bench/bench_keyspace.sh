@@ -79,6 +79,10 @@ for ks in $KEYSPACES; do
             hr=$([ "$ks" -gt 0 ] && rb $s 50 "$N" hset "$ks" | cut -d' ' -f1 || echo 0)
             RES[$ks,$s,set50]+="$a " RES[$ks,$s,p50]+="$ap " RES[$ks,$s,set1]+="$b " RES[$ks,$s,p1]+="$bp "
             RES[$ks,$s,hset]+="$hr "
+            # The HSETs took keys out of their segments: let them settle
+            # (sealed again) before the next SET, which measures the
+            # steady state.
+            [ "$ks" -gt 0 ] && sleep "$QUIET"
             [ $s = casq ] && w1=$(info casq store_file_bytes_written) c1=$(info casq commits)
         done
         RES[$ks,root]+="$(awk -v w="$((w1 - w0))" -v c="$((c1 - c0))" 'BEGIN { printf "%.0f", c ? w / c : 0 }') "
