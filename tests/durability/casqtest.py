@@ -229,6 +229,34 @@ def stream_entries(stream_obj):
     return [(e[0], [doc_bytes(x) for x in e[1:]]) for e in stream_obj["entries"]]
 
 
+def client_snapshot(port, dbs=(0,)):
+    """{(db, key): (type, value, pexpiretime)} of the given databases, as a
+    client sees them (SCAN and the type's read command): what a restart,
+    a crash or a reload must give back."""
+    out = {}
+    for db in dbs:
+        c = redis.Redis(port=port, db=db, socket_timeout=20)
+        for k in c.scan_iter(count=1000):
+            t = c.type(k).decode()
+            if t == "string":
+                v = c.get(k)
+            elif t == "hash":
+                v = sorted(c.hgetall(k).items())
+            elif t == "list":
+                v = c.lrange(k, 0, -1)
+            elif t == "set":
+                v = sorted(c.smembers(k))
+            elif t == "zset":
+                v = c.zrange(k, 0, -1, withscores=True)
+            elif t == "stream":
+                v = c.xrange(k)
+            else:
+                v = None
+            out[(db, k)] = (t, v, c.pexpiretime(k))
+        c.close()
+    return out
+
+
 # ------------------------------------------------------------------------
 # Several nodes on one document (test_failover.py and the others)
 # ------------------------------------------------------------------------

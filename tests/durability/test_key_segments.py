@@ -43,6 +43,7 @@ from casqtest import (  # noqa: E402
     SERVER,
     Casq,
     check,
+    client_snapshot,
     finish,
     load_document,
     pick_port,
@@ -67,29 +68,7 @@ def info(r):
 
 
 def snapshot(r, dbs=(0, 3)):
-    """{(db, key): (type, value, pexpiretime)} as a client sees it."""
-    out = {}
-    for db in dbs:
-        c = redis.Redis(port=r.connection_pool.connection_kwargs["port"], db=db, socket_timeout=20)
-        for k in c.scan_iter(count=1000):
-            t = c.type(k).decode()
-            if t == "string":
-                v = c.get(k)
-            elif t == "hash":
-                v = sorted(c.hgetall(k).items())
-            elif t == "list":
-                v = c.lrange(k, 0, -1)
-            elif t == "set":
-                v = sorted(c.smembers(k))
-            elif t == "zset":
-                v = c.zrange(k, 0, -1, withscores=True)
-            elif t == "stream":
-                v = c.xrange(k)
-            else:
-                v = None
-            out[(db, k)] = (t, v, c.pexpiretime(k))
-        c.close()
-    return out
+    return client_snapshot(r.connection_pool.connection_kwargs["port"], dbs)
 
 
 def populate(r, n):

@@ -51,6 +51,7 @@ import time
 import redis
 
 import e2e_lib as E
+from casqtest import client_snapshot  # noqa: E402 (tests/durability, on the path e2e_lib set)
 
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--key-seal-quiet", "50"]
 NKEYS = 300
@@ -101,29 +102,7 @@ def populate(r, n, tag=""):
 
 
 def snapshot(port, dbs=(0, 3)):
-    """{(db, key): (type, value, pexpiretime)} as a client sees it."""
-    out = {}
-    for db in dbs:
-        c = redis.Redis(port=port, db=db, socket_timeout=20)
-        for k in c.scan_iter(count=1000):
-            t = c.type(k).decode()
-            if t == "string":
-                v = c.get(k)
-            elif t == "hash":
-                v = sorted(c.hgetall(k).items())
-            elif t == "list":
-                v = c.lrange(k, 0, -1)
-            elif t == "set":
-                v = sorted(c.smembers(k))
-            elif t == "zset":
-                v = c.zrange(k, 0, -1, withscores=True)
-            elif t == "stream":
-                v = c.xrange(k)
-            else:
-                v = None
-            out[(db, k)] = (t, v, c.pexpiretime(k))
-        c.close()
-    return out
+    return client_snapshot(port, dbs)
 
 
 def check_doc(res, label, key, snap):
