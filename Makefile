@@ -162,7 +162,8 @@ test-sanitize:
 valgrind-test: all
 	@CASQ_BIN=$(abspath $(BIN)) tests/run_all.sh valgrind
 
-# libFuzzer target for the RESP parser: the server objects rebuilt by
+# libFuzzer targets for the RESP parser and the state-document loader
+# (fuzz_resp, fuzz_state): the server objects rebuilt by
 # clang with ASan+UBSan and fuzzer coverage. FUZZ_SECONDS bounds the run.
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      := clang
@@ -171,9 +172,12 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) $(DEP_CFLAGS) -fno-omit-fr
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS    := $(patsubst src/%.c,$(FUZZ_BUILD)/%.o,$(filter-out src/server.c,$(SRCS)))
 
-fuzz-build: $(FUZZ_BUILD)/fuzz_resp
+fuzz-build: $(FUZZ_BUILD)/fuzz_resp $(FUZZ_BUILD)/fuzz_state
 
 $(FUZZ_BUILD)/fuzz_resp: $(FUZZ_BUILD)/fuzz_resp.o $(FUZZ_BUILD)/testhelp.o $(FUZZ_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(DEP_LIBS)
+
+$(FUZZ_BUILD)/fuzz_state: $(FUZZ_BUILD)/fuzz_state.o $(FUZZ_BUILD)/testhelp.o $(FUZZ_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(DEP_LIBS)
 
 $(FUZZ_BUILD)/%.o: src/%.c | $(FUZZ_BUILD)
@@ -181,6 +185,8 @@ $(FUZZ_BUILD)/%.o: src/%.c | $(FUZZ_BUILD)
 $(FUZZ_BUILD)/testhelp.o: tests/unit/testhelp.c | $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 $(FUZZ_BUILD)/fuzz_resp.o: tests/fuzz/fuzz_resp.c | $(FUZZ_BUILD)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+$(FUZZ_BUILD)/fuzz_state.o: tests/fuzz/fuzz_state.c | $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_BUILD):

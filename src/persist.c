@@ -512,8 +512,15 @@ static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sd
         if (jsonCheckFields(broker, bfields, "broker", err) != C_OK) return C_ERR;
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(broker, "id");
         const cJSON *addr = cJSON_GetObjectItemCaseSensitive(broker, "address");
-        if (!cJSON_IsString(id) || !id->valuestring[0]) return failf(err, "broker.id: expected a non-empty string");
-        if (!cJSON_IsString(addr)) return failf(err, "broker.address: expected a string");
+        /* Plain text only: casq writes them back as JSON strings, and a
+         * value it would have to write otherwise ({"base64": ...}) would
+         * make it refuse its own next document. */
+        if (!cJSON_IsString(id) || !id->valuestring[0] ||
+            !jsonIsPlainText((const unsigned char *)id->valuestring, strlen(id->valuestring)))
+            return failf(err, "broker.id: expected a non-empty string of plain text");
+        if (!cJSON_IsString(addr) ||
+            !jsonIsPlainText((const unsigned char *)addr->valuestring, strlen(addr->valuestring)))
+            return failf(err, "broker.address: expected a string of plain text");
         if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(broker, "epoch"), &h->broker.epoch, "epoch", &msg) != C_OK)
             return failAt(err, "broker", msg);
         h->broker.id = sdsnew(id->valuestring);

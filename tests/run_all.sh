@@ -14,7 +14,7 @@
 #                documents, full disk, two writers
 #   s3           tests/s3/run.sh: the S3 store against a real Ceph RGW
 #   diff         tests/stream_diff.py: random stream commands, casq vs redis
-#   fuzz         the libFuzzer target for the RESP parser, FUZZ_SECONDS long
+#   fuzz         the libFuzzer targets (RESP parser, state-document loader), FUZZ_SECONDS each
 #   valgrind     a scripted session against casq under valgrind
 #
 # Every suite ends its output with a line `N passed, N failed`; this script
