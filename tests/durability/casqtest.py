@@ -229,6 +229,28 @@ def stream_entries(stream_obj):
     return [(e[0], [doc_bytes(x) for x in e[1:]]) for e in stream_obj["entries"]]
 
 
+def change_sealed_keys(r, r3):
+    """Changes keys of the key segment tests' populated keyspace every way
+    a sealed key can change (docs/state-format.md "Key segments"): value
+    writes of each type, TTL set and removed, DEL, RENAME, COPY to another
+    db, a new key, SWAPDB there and back. r is db 0, r3 db 3."""
+    r.set("s:1", "overwritten")
+    r.hset("h:2", "new", "field")
+    r.lpush("l:3", "front")
+    r.sadd("set:4", "added")
+    r.zadd("z:5", {"m9": 99})
+    r.pexpire("s:2", 7200_000)
+    r.persist("s:7")
+    r.delete("h:8", "s:9")
+    r.rename("h:10", "h:renamed")
+    r.copy("s:11", "s:11", destination_db=3)
+    r.delete("s:11")
+    r.incr("counter")
+    r3.set("only-in-3", "yes")
+    r.swapdb(0, 5)
+    r.swapdb(5, 0)
+
+
 def client_snapshot(port, dbs=(0,)):
     """{(db, key): (type, value, pexpiretime)} of the given databases, as a
     client sees them (SCAN and the type's read command): what a restart,

@@ -43,6 +43,7 @@ from casqtest import (  # noqa: E402
     SERVER,
     Casq,
     check,
+    change_sealed_keys,
     client_snapshot,
     finish,
     load_document,
@@ -106,22 +107,7 @@ def test_seal_change_restart(tmp):
           "the root holds only a few keys once they are sealed (the next commit writes it small)",
           f"root_bytes_last {info(r)['root_bytes_last']}, keys_inline {info(r)['keys_inline']}")
 
-    # Change sealed keys every way there is.
-    r.set("s:1", "overwritten")
-    r.hset("h:2", "new", "field")
-    r.lpush("l:3", "front")
-    r.sadd("set:4", "added")
-    r.zadd("z:5", {"m9": 99})
-    r.pexpire("s:2", 7200_000)
-    r.persist("s:7")
-    r.delete("h:8", "s:9")
-    r.rename("h:10", "h:renamed")
-    r.copy("s:11", "s:11", destination_db=3)
-    r.delete("s:11")
-    r.incr("counter")
-    r3.set("only-in-3", "yes")
-    r.swapdb(0, 5)
-    r.swapdb(5, 0)
+    change_sealed_keys(r, r3)
     c5 = x.client(db=5)
     c5.set("s:doomed", "1")
     c5.flushdb()

@@ -51,7 +51,7 @@ import time
 import redis
 
 import e2e_lib as E
-from casqtest import client_snapshot  # noqa: E402 (tests/durability, on the path e2e_lib set)
+from casqtest import change_sealed_keys, client_snapshot  # noqa: E402 (tests/durability, on the path e2e_lib set)
 
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--key-seal-quiet", "50"]
 NKEYS = 300
@@ -147,23 +147,8 @@ def seal_change_restart(res):
                   % (prefix, len(named), len(objs)), named and named <= {o[len(prefix):] for o in objs})
         check_doc(res, "sealed", key, snapshot(casq.port))
 
-        # Change sealed keys every way there is.
         r3 = casq.client(db=3)
-        r.set("s:1", "overwritten")
-        r.hset("h:2", "new", "field")
-        r.lpush("l:3", "front")
-        r.sadd("set:4", "added")
-        r.zadd("z:5", {"m9": 99})
-        r.pexpire("s:2", 7200_000)
-        r.persist("s:7")
-        r.delete("h:8", "s:9")
-        r.rename("h:10", "h:renamed")
-        r.copy("s:11", "s:11", destination_db=3)
-        r.delete("s:11")
-        r.incr("counter")
-        r3.set("only-in-3", "yes")
-        r.swapdb(0, 5)
-        r.swapdb(5, 0)
+        change_sealed_keys(r, r3)
         before = snapshot(casq.port)
         res.check("changed keys are sealed again", wait_for(lambda: sealed(casq), 30))
         res.check("sealing again changes nothing a client sees", snapshot(casq.port) == before)
