@@ -374,9 +374,13 @@ static void sample(keysegState *ks, long long now) {
     ks->sample_pos = (ks->sample_pos + 1) % KEYSEG_RING;
 }
 
-static int sealable(robj *o, uint64_t quiet) {
-    return o->type != OBJ_STREAM && o->mod_seq <= quiet &&
-           objectTypeGet(o->type)->jsonBytes(o) <= (size_t)server.cfg.segment_max_bytes;
+/* The JSON bytes (upper bound) o would add to a key segment, 0 if it may
+ * not be sealed now: a stream, changed within key-seal-quiet, or bigger
+ * than a segment. */
+static size_t sealableBytes(robj *o, uint64_t quiet) {
+    if (o->type == OBJ_STREAM || o->mod_seq > quiet) return 0;
+    size_t bytes = objectTypeGet(o->type)->jsonBytes(o);
+    return bytes <= (size_t)server.cfg.segment_max_bytes ? bytes : 0;
 }
 
 /* Size class of a segment: seal-bytes x 4^k. */
@@ -497,8 +501,9 @@ static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
     dictEntry *de;
     dictInitIterator(&it, db->inline_keys);
     while ((de = dictNext(&it)) && quiet_bytes < room) {
-        if (!sealable(de->val, quiet)) continue;
-        quiet_bytes += objectTypeGet(((robj *)de->val)->type)->jsonBytes(de->val);
+        size_t bytes = sealableBytes(de->val, quiet);
+        if (!bytes) continue;
+        quiet_bytes += bytes;
         jobAddCandidate(j, de->key, de->val, &alloc);
     }
     /* Worth a segment only with segment-seal-bytes of quiet values -- or
