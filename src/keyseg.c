@@ -394,16 +394,22 @@ static int sizeClass(uint64_t bytes) {
     return k;
 }
 
-static void jobAdd(keySealJob *j, sds key, robj *o, uint32_t from) {
-    if (j->n == j->alloc) {
-        j->alloc = j->alloc ? j->alloc * 2 : 64;
-        j->keys = zrealloc(j->keys, sizeof(*j->keys) * j->alloc);
+/* Appends key (object o, from segment `from`, 0 inline) to an array of
+ * planned keys, growing it. */
+static void keyListAdd(keySealKey **arr, size_t *n, size_t *alloc, sds key, robj *o, uint32_t from) {
+    if (*n == *alloc) {
+        *alloc = *alloc ? *alloc * 2 : 64;
+        *arr = zrealloc(*arr, sizeof(**arr) * *alloc);
     }
-    keySealKey *k = &j->keys[j->n++];
+    keySealKey *k = &(*arr)[(*n)++];
     k->key = sdsdup(key);
     k->o = o;
     k->mod_seq = o->mod_seq;
     k->from = from;
+}
+
+static void jobAdd(keySealJob *j, sds key, robj *o, uint32_t from) {
+    keyListAdd(&j->keys, &j->n, &j->alloc, key, o, from);
 }
 
 /* How many bytes of gone lists the root may carry before the segment
@@ -474,18 +480,6 @@ static size_t pickRewrites(redisDb *db, keySegment **from) {
 
 #define KEYSEG_SLICE_US 1000 /* encoding per slice */
 
-static void jobAddCandidate(keySealJob *j, sds key, robj *o, size_t *alloc) {
-    if (j->ncand == *alloc) {
-        *alloc = *alloc ? *alloc * 2 : 64;
-        j->cand = zrealloc(j->cand, sizeof(*j->cand) * *alloc);
-    }
-    keySealKey *k = &j->cand[j->ncand++];
-    k->key = sdsdup(key);
-    k->o = o;
-    k->mod_seq = o->mod_seq;
-    k->from = 0;
-}
-
 /* Plans a seal of db; NULL if there is nothing worth writing. */
 static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
     keySegment *from[KEYSEG_MAX_FANOUT];
@@ -504,7 +498,7 @@ static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
         size_t bytes = sealableBytes(de->val, quiet);
         if (!bytes) continue;
         quiet_bytes += bytes;
-        jobAddCandidate(j, de->key, de->val, &alloc);
+        keyListAdd(&j->cand, &j->ncand, &alloc, de->key, de->val, 0);
     }
     /* Worth a segment only with segment-seal-bytes of quiet values -- or
      * any, once no commit ran for KEYSEG_IDLE_MS: an idle server's root
