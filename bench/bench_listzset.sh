@@ -16,6 +16,9 @@
 #           casq vs redis (in memory);
 #   writes  RPUSH / LPOP of a queue, ZADD of random members, ZINCRBY:
 #           casq vs redis-aof (both durable before the reply) and vs redis;
+#           RPUSH / LPOP again on a queue that holds BACKLOG elements
+#           (casq seals its quiet middle into chunk segments: a commit
+#           writes the two ends, not the backlog);
 #   memory  INFO used_memory growth per element for MEM_ELEMENTS RPUSHes and
 #           ZADDs (16-byte elements), and for MEM_ELEMENTS/10 lists of 10
 #           one-byte elements (key names included), casq vs redis.
@@ -24,7 +27,7 @@
 # memory >1 means casq uses more.
 #
 # Environment knobs:
-#   N=100000 CLIENTS=50 REPEAT=3 MEM_ELEMENTS=200000
+#   N=100000 CLIENTS=50 REPEAT=3 MEM_ELEMENTS=200000 BACKLOG=200000
 #   PORT_BASE=25900  first port tried (this script's range: 25900-25999)
 #   CASQ_BIN=path    benchmark this casq-server (default: the release build)
 set -u
@@ -34,6 +37,7 @@ N=${N:-100000}
 CLIENTS=${CLIENTS:-50}
 REPEAT=${REPEAT:-3}
 MEM_ELEMENTS=${MEM_ELEMENTS:-200000}
+BACKLOG=${BACKLOG:-200000}
 PORT_BASE=${PORT_BASE:-25900}
 CASQ=${CASQ_BIN:-$ROOT/build/release/casq-server}
 
@@ -105,6 +109,11 @@ populate() {
         redis-cli -p "$port" >/dev/null
 }
 for p in "$P_REDIS" "$P_AOF" "$P_CASQ"; do populate "$p"; done
+# The backlog queue: BACKLOG 24-byte jobs.
+for p in "$P_REDIS" "$P_AOF" "$P_CASQ"; do
+    seq 1 "$BACKLOG" | awk '{printf "RPUSH backlogq job-%012d-payload\n", $1}' | redis-cli -p "$p" --pipe >/dev/null
+done
+sleep 2 # casq: the backlog's middle is sealed
 
 printf '%-34s %12s %12s %12s %10s %10s\n' test redis redis-aof casq casq/redis casq/aof
 row() { # name servers... -- command
@@ -135,6 +144,8 @@ row "RPUSH (durable on aof/casq)" 1 RPUSH bq __rand_int__
 row "LPOP (durable on aof/casq)" 1 LPOP bq
 row "ZADD random (durable)" 1 ZADD bzz __rand_int__ m:__rand_int__
 row "ZINCRBY (durable)" 1 ZINCRBY bzi 1 m:__rand_int__
+row "RPUSH onto the backlog (durable)" 1 RPUSH backlogq __rand_int__
+row "LPOP from the backlog (durable)" 1 LPOP backlogq
 echo "req/s, median of $REPEAT runs of redis-benchmark -n $N -c $CLIENTS"
 
 # Memory per element.

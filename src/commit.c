@@ -34,6 +34,7 @@
  * failed by commit-timeout stays in memory and may still be committed
  * later, which an error reply allows. */
 #include "commit.h"
+#include "chunkseg.h"
 #include "keyseg.h"
 
 #include <errno.h>
@@ -424,7 +425,8 @@ static void commitSegmentsFetched(void *priv, const char *missing, const char *e
 static void commitLoadDone(void *priv, storeStatus status, const char *data, size_t len, const char *version,
                            const char *err) {
     commitState *cs = priv;
-    if (status == STORE_OK && memmem(data, len, "\"segments\"", 10)) {
+    /* "segments" (a db's key segments, a stream's) or "chunk_segments". */
+    if (status == STORE_OK && memmem(data, len, "segments\"", 9)) {
         cs->seg_root = sdsnewlen(data, len);
         cs->seg_version = sdsnew(version);
         segmentsFetch(cs->seg_root, len, commitSegmentsFetched, cs);
@@ -1002,6 +1004,7 @@ static commitState *commitStateCreate(void) {
     cs->cache = persistCacheCreate();
     segmentsInit();
     keysegInit();
+    chunksegInit();
     cs->node_id = sdsnew(server.runid);
     cs->node_address = nodeAddress();
     cs->last_error = sdsempty();
@@ -1040,6 +1043,7 @@ static void commitStateFree(commitState *cs) {
     zfree(cs);
     segmentsFree(); /* after the store: no callback can come */
     keysegFree();
+    chunksegFree();
 }
 
 /* commitInit failed: nothing of the module stays behind. */
@@ -1263,6 +1267,7 @@ sds commitInfoString(sds s) {
                      cs->commits ? (unsigned long long)(cs->root_bytes_sum / (uint64_t)cs->commits) : 0ULL);
     s = segmentsInfo(s);
     s = keysegInfo(s);
+    s = chunksegInfo(s);
     s = sdscatprintf(s,
                      "document_bytes:%zu\r\n"
                      "document_commit_seq:%llu\r\n"

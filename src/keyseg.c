@@ -363,6 +363,8 @@ static uint64_t quietSeq(keysegState *ks, long long now) {
     return best;
 }
 
+uint64_t keysegQuietSeq(long long now) { return K() ? quietSeq(K(), now) : 0; }
+
 static void sample(keysegState *ks, long long now) {
     unsigned last = (ks->sample_pos + KEYSEG_RING - 1) % KEYSEG_RING;
     /* Spaced so that the ring reaches back twice key-seal-quiet. */
@@ -375,11 +377,15 @@ static void sample(keysegState *ks, long long now) {
 }
 
 /* The JSON bytes (upper bound) o would add to a key segment, 0 if it may
- * not be sealed now: a stream, changed within key-seal-quiet, or bigger
- * than a segment. */
+ * not be sealed now: a stream, changed within key-seal-quiet, bigger than
+ * a segment, or a big list or sorted set (its quiet chunks are sealed in
+ * chunk segments instead: a queue paused for a moment is not rewritten
+ * whole). */
 static size_t sealableBytes(robj *o, uint64_t quiet) {
     if (o->type == OBJ_STREAM || o->mod_seq > quiet) return 0;
-    size_t bytes = objectTypeGet(o->type)->jsonBytes(o);
+    const objectType *ot = objectTypeGet(o->type);
+    size_t bytes = ot->jsonBytes(o);
+    if (ot->sealChunks && bytes > PERSIST_CACHE_MAX_VALUE) return 0;
     return bytes <= (size_t)server.cfg.segment_max_bytes ? bytes : 0;
 }
 

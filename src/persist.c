@@ -24,15 +24,12 @@
 #include <cjson/cJSON.h>
 
 #include "jsonutil.h"
+#include "chunkseg.h"
 #include "keyseg.h"
 #include "segment.h"
 #include "server.h"
 #include "t_stream.h"
 
-/* Key values whose JSON is at most this big are cached between commits.
- * Big streams are not: their entries are cached per node by t_stream.c, so
- * a second copy would double their memory for little gain. */
-#define PERSIST_CACHE_MAX_VALUE (64 * 1024)
 
 /* ========================================================================
  * Header
@@ -160,11 +157,11 @@ static void encodeValueDirect(storeDoc *d, const objectType *ot, robj *o) {
 /* Appends the value of o to the document: from the cache when the key did
  * not change since it was cached; a big value as its type writes it (a
  * stream's entries borrowed from its nodes, not copied). */
-static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
+static int encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
     const objectType *ot = objectTypeGet(o->type);
     if (!pc || o->mod_seq == 0) {
         encodeValueDirect(d, ot, o);
-        return;
+        return 0;
     }
     /* Asked first: a value can change its JSON without a new mod_seq (a
      * stream whose entries were sealed into a segment), and it then says
@@ -172,21 +169,21 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
     if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
         encodeValueDirect(d, ot, o);
-        return;
+        return 1;
     }
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
     if (e && e->mod_seq == o->mod_seq) {
         e->gen = pc->gen;
         (*used)++;
         d->own = sdscatlen(d->own, e->json, sdslen(e->json));
-        return;
+        return 0;
     }
     size_t start = sdslen(d->own);
     d->own = ot->catJSON(d->own, o);
     size_t len = sdslen(d->own) - start;
     if (len > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
-        return;
+        return 0;
     }
     if (!e) {
         e = zcalloc(sizeof(*e));
@@ -200,6 +197,7 @@ static void encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
     e->gen = pc->gen;
     pc->bytes += len;
     (*used)++;
+    return 0;
 }
 
 /* A key record up to its value: {"key":…,"type":…[,"expires_at_ms":…],"<type>": */
@@ -218,7 +216,8 @@ static sds catKeyHead(sds out, redisDb *db, sds key, robj *o) {
 
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
     d->own = catKeyHead(d->own, db, key, o);
-    encodeValue(d, o, pc, used);
+    /* A big list or sorted set: its quiet chunks may be sealed. */
+    if (encodeValue(d, o, pc, used) && objectTypeGet(o->type)->sealChunks) chunksegNoteBig(db, key);
     d->own = sdscatlen(d->own, "}", 1);
 }
 
@@ -280,7 +279,12 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
         }
         d->own = sdscatlen(d->own, "}", 1);
     }
-    d->own = sdscatlen(d->own, firstdb ? "]}\n" : "\n]}\n", firstdb ? 3 : 4);
+    d->own = sdscatlen(d->own, firstdb ? "]" : "\n]", firstdb ? 1 : 2);
+    if (chunksegAny()) {
+        d->own = sdscatlen(d->own, ",\"chunk_segments\":", 18);
+        d->own = chunksegCatRecords(d->own);
+    }
+    d->own = sdscatlen(d->own, "}\n", 2);
     storeDocSeal(d);
     if (pc && dictSize(pc->entries) > used) cacheSweep(pc);
 }
@@ -312,6 +316,28 @@ typedef struct persistKeySeg {
     sds names;      /* the live keys (keyseg.h) */
 } persistKeySeg;
 
+/* A chunk segment record of the root, checked against its segment. */
+typedef struct persistChunkSeg {
+    sds name;               /* the segment */
+    uint64_t count;         /* chunks written in it */
+    uint64_t bytes;         /* its size */
+    uint32_t crc;           /* its CRC-32 */
+    cJSON *doc;             /* the segment, parsed */
+    const cJSON **chunks;   /* chunks[part]: its items (a JSON array) */
+    unsigned char *state;   /* per part: PART_LIVE, PART_GONE, PART_USED */
+} persistChunkSeg;
+
+#define PART_LIVE 0 /* not referenced yet */
+#define PART_GONE 1 /* in the record's gone list */
+#define PART_USED 2 /* referenced by a value */
+
+/* A loaded chunk that holds exactly a sealed part (chunkseg.h). */
+typedef struct persistChunkTok {
+    size_t seg;    /* index in persistState.csegs */
+    uint32_t part; /* the part */
+    chunkRef *ref; /* the chunk's */
+} persistChunkTok;
+
 struct persistState {
     persistKey *keys;     /* every key of every database */
     size_t count;         /* keys used */
@@ -319,6 +345,10 @@ struct persistState {
     persistKeySeg *segs;  /* every key segment named */
     size_t nsegs;         /* used */
     size_t segs_alloc;    /* allocated */
+    persistChunkSeg *csegs; /* every chunk segment named */
+    size_t ncsegs;        /* how many */
+    persistChunkTok *toks; /* loaded chunks aligned to their parts */
+    size_t ntoks, toks_alloc; /* used, allocated */
 };
 
 static int failf(sds *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -479,7 +509,7 @@ static void stateAdd(persistState *ps, int dbid, sds key, int type, void *value,
 
 static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sds *err) {
     static const char *const fields[] = {"format", "casq_version", "commit_seq", "written_at_ms", "broker",
-                                         "databases", NULL};
+                                         "databases", "chunk_segments", NULL};
     sds msg = NULL;
     /* The format first: a newer document must be refused as such, not for
      * whatever else in it this version does not understand. */
@@ -525,6 +555,199 @@ static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sd
             return failAt(err, "broker", msg);
         h->broker.id = sdsnew(id->valuestring);
         h->broker.address = sdsnew(addr->valuestring);
+    }
+    return C_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Chunk segments (chunkseg.h)
+ * --------------------------------------------------------------------- */
+
+/* Whether a list's or sorted set's items name sealed chunks. */
+static int hasChunkRefs(const cJSON *value) {
+    if (!cJSON_IsArray(value)) return 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, value) {
+        if (cJSON_IsObject(item) && cJSON_GetObjectItemCaseSensitive(item, "segment")) return 1;
+    }
+    return 0;
+}
+
+static persistChunkSeg *chunkSegByName(persistState *ps, const char *name, size_t *idx) {
+    for (size_t i = 0; i < ps->ncsegs; i++) {
+        if (strcmp(ps->csegs[i].name, name)) continue;
+        *idx = i;
+        return &ps->csegs[i];
+    }
+    return NULL;
+}
+
+/* The reference {"segment", "from", "to"}: its parts' items appended to
+ * out (their boundaries to parts), each part marked used. */
+static int expandChunkRef(persistState *ps, const cJSON *ref, cJSON *out, size_t *index, chunkLoadPart **parts,
+                          size_t *nparts, size_t *alloc, sds *err) {
+    static const char *const fields[] = {"segment", "from", "to", NULL};
+    sds msg = NULL;
+    if (jsonCheckFields(ref, fields, "a chunk reference", err) != C_OK) return C_ERR;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(ref, "segment");
+    uint64_t from, to;
+    if (!cJSON_IsString(name)) return failf(err, "a chunk reference: \"segment\" must be a string");
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(ref, "from"), &from, "from", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(ref, "to"), &to, "to", &msg) != C_OK)
+        return failAt(err, "a chunk reference", msg);
+    size_t segidx;
+    persistChunkSeg *cs = chunkSegByName(ps, name->valuestring, &segidx);
+    if (!cs) return failf(err, "chunk segment %.128s is not in the root's chunk_segments", name->valuestring);
+    if (from > to || to >= cs->count)
+        return failf(err, "chunks %llu to %llu of %s: the segment holds %llu", (unsigned long long)from,
+                     (unsigned long long)to, cs->name, (unsigned long long)cs->count);
+    for (uint64_t part = from; part <= to; part++) {
+        if (cs->state[part] != PART_LIVE)
+            return failf(err, "chunk %llu of %s is %s", (unsigned long long)part, cs->name,
+                         cs->state[part] == PART_GONE ? "listed as gone" : "referenced twice");
+        cs->state[part] = PART_USED;
+        if (*nparts == *alloc) {
+            *alloc = *alloc ? *alloc * 2 : 16;
+            *parts = zrealloc(*parts, sizeof(**parts) * *alloc);
+        }
+        chunkLoadPart *p = &(*parts)[(*nparts)++];
+        p->start = *index;
+        p->count = (size_t)cJSON_GetArraySize(cs->chunks[part]);
+        p->seg = (long)segidx;
+        p->part = (uint32_t)part;
+        p->ref = NULL;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, cs->chunks[part]) {
+            cJSON_AddItemToArray(out, cJSON_Duplicate(item, 1));
+            (*index)++;
+        }
+    }
+    return C_OK;
+}
+
+/* The value with its references replaced by the chunks' items. */
+static int expandChunkRefs(persistState *ps, const cJSON *value, cJSON **out, chunkLoadPart **parts, size_t *nparts,
+                           sds *err) {
+    size_t index = 0, alloc = 0;
+    *out = cJSON_CreateArray();
+    const cJSON *item;
+    cJSON_ArrayForEach(item, value) {
+        if (cJSON_IsObject(item) && cJSON_GetObjectItemCaseSensitive(item, "segment")) {
+            if (expandChunkRef(ps, item, *out, &index, parts, nparts, &alloc, err) != C_OK) {
+                cJSON_Delete(*out);
+                *out = NULL;
+                return C_ERR;
+            }
+            continue;
+        }
+        cJSON_AddItemToArray(*out, cJSON_Duplicate(item, 1));
+        index++;
+    }
+    return C_OK;
+}
+
+/* The parts the built value's chunks hold exactly, for persistInstall. */
+static void keepChunkToks(persistState *ps, const chunkLoadPart *parts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (!parts[i].ref) continue;
+        if (ps->ntoks == ps->toks_alloc) {
+            ps->toks_alloc = ps->toks_alloc ? ps->toks_alloc * 2 : 64;
+            ps->toks = zrealloc(ps->toks, sizeof(*ps->toks) * ps->toks_alloc);
+        }
+        persistChunkTok *t = &ps->toks[ps->ntoks++];
+        t->seg = (size_t)parts[i].seg;
+        t->part = parts[i].part;
+        t->ref = parts[i].ref;
+    }
+}
+
+/* The segment's text checked against its record and parsed. */
+static int chunkSegText(persistChunkSeg *cs, const char *where, sds *err) {
+    const char *data;
+    size_t len;
+    if (!segmentSourceGet(cs->name, &data, &len))
+        return failf(err, "%s: segment %s is missing from the store", where, cs->name);
+    if (len != cs->bytes || streamSegmentCRC(data, len) != cs->crc)
+        return failf(err, "%s: segment %s is corrupt: %zu bytes with CRC-32 %u, the root records %llu bytes with "
+                     "CRC-32 %u", where, cs->name, len, streamSegmentCRC(data, len),
+                     (unsigned long long)cs->bytes, cs->crc);
+    cs->doc = cJSON_ParseWithLength(data, len);
+    static const char *const fields[] = {"format", "segment", "chunks", "count", NULL};
+    if (!cJSON_IsObject(cs->doc)) return failf(err, "%s: the segment is not a JSON object", where);
+    if (jsonCheckFields(cs->doc, fields, where, err) != C_OK) return C_ERR;
+    const cJSON *segname = cJSON_GetObjectItemCaseSensitive(cs->doc, "segment");
+    const cJSON *chunks = cJSON_GetObjectItemCaseSensitive(cs->doc, "chunks");
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(cs->doc, "count");
+    if (!cJSON_IsString(segname) || strcmp(segname->valuestring, cs->name) || !cJSON_IsArray(chunks) ||
+        !cJSON_IsNumber(count) || (uint64_t)cJSON_GetArraySize(chunks) != cs->count ||
+        count->valuedouble != (double)cs->count)
+        return failf(err, "%s: the segment's name, chunks or count do not match the root's record", where);
+    cs->chunks = zcalloc(sizeof(cJSON *) * cs->count);
+    size_t i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, chunks) {
+        if (!cJSON_IsArray(c) || !c->child)
+            return failf(err, "%s.chunks[%zu]: expected a non-empty array of items", where, i);
+        cs->chunks[i++] = c;
+    }
+    return C_OK;
+}
+
+/* One record of the root's "chunk_segments". */
+static int decodeChunkSegment(persistChunkSeg *cs, const cJSON *rec, size_t index, sds *err) {
+    static const char *const fields[] = {"name", "count", "bytes", "crc32", "live_count", "gone", NULL};
+    char where[64];
+    snprintf(where, sizeof(where), "chunk_segments[%zu]", index);
+    sds msg = NULL;
+    if (!cJSON_IsObject(rec)) return failf(err, "%s: expected an object", where);
+    if (jsonCheckFields(rec, fields, where, err) != C_OK) return C_ERR;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring)))
+        return failf(err, "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", where);
+    cs->name = sdsnew(name->valuestring);
+    uint64_t crc, live;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), &cs->count, "count", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), &cs->bytes, "bytes", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), &live, "live_count", &msg) != C_OK)
+        return failAt(err, where, msg);
+    if (crc > UINT32_MAX || cs->count == 0 || cs->count > UINT32_MAX)
+        return failf(err, "%s: bad crc32 or count", where);
+    cs->crc = (uint32_t)crc;
+    const cJSON *gone = cJSON_GetObjectItemCaseSensitive(rec, "gone");
+    if (!cJSON_IsArray(gone)) return failf(err, "%s: \"gone\" must be an array", where);
+    if (chunkSegText(cs, where, err) != C_OK) return C_ERR;
+    cs->state = zcalloc(cs->count);
+    uint64_t ngone = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, gone) {
+        uint64_t part;
+        if (jsonGetU64(item, &part, "gone", &msg) != C_OK) return failAt(err, where, msg);
+        if (part >= cs->count || cs->state[part] == PART_GONE)
+            return failf(err, "%s (%s): \"gone\" lists chunk %llu twice or out of range", where, cs->name,
+                         (unsigned long long)part);
+        cs->state[part] = PART_GONE;
+        ngone++;
+    }
+    if (live != cs->count - ngone || live == 0)
+        return failf(err, "%s (%s): live_count is %llu, the segment holds %llu chunks of which %llu are gone", where,
+                     cs->name, (unsigned long long)live, (unsigned long long)cs->count, (unsigned long long)ngone);
+    return C_OK;
+}
+
+static int decodeChunkSegments(persistState *ps, const cJSON *root, int format, sds *err) {
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(root, "chunk_segments");
+    if (!recs) return C_OK;
+    if (format < 2 || !cJSON_IsArray(recs)) return failf(err, "chunk_segments: expected an array (format 2)");
+    int n = cJSON_GetArraySize(recs);
+    ps->csegs = zcalloc(sizeof(*ps->csegs) * (size_t)(n ? n : 1));
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, recs) {
+        persistChunkSeg *cs = &ps->csegs[ps->ncsegs];
+        size_t dup;
+        if (decodeChunkSegment(cs, rec, ps->ncsegs++, err) != C_OK) return C_ERR;
+        if (chunkSegByName(ps, cs->name, &dup) != cs)
+            return failf(err, "chunk_segments: segment %s is listed twice", cs->name);
     }
     return C_OK;
 }
@@ -578,7 +801,23 @@ static int decodeKey(persistState *ps, const cJSON *k, int dbid, dict *seen, con
         failf(err, "%s: no \"%s\" field", desc, ot->name);
         goto done;
     }
+    cJSON *expanded = NULL;
+    chunkLoadPart *parts = NULL;
+    size_t nparts = 0;
+    if (ot->sealChunks && hasChunkRefs(value)) {
+        if (expandChunkRefs(ps, value, &expanded, &parts, &nparts, &msg) != C_OK) {
+            desc = sdscatprintf(desc, ".%s", ot->name);
+            failAt(err, desc, msg);
+            goto done;
+        }
+        value = expanded;
+    }
+    chunkLoadBegin(parts, nparts);
     void *v = ot->fromJSON(value, &msg);
+    chunkLoadEnd();
+    cJSON_Delete(expanded);
+    if (v) keepChunkToks(ps, parts, nparts);
+    zfree(parts);
     if (!v) {
         desc = sdscatprintf(desc, ".%s", ot->name);
         failAt(err, desc, msg);
@@ -798,6 +1037,7 @@ persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds 
     }
     int format = 0;
     if (decodeHeader(root, h, &format, err) != C_OK) goto done;
+    if (decodeChunkSegments(ps, root, format, err) != C_OK) goto done;
     const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases");
     if (!cJSON_IsArray(dbs)) {
         failf(err, "databases: expected an array");
@@ -835,6 +1075,14 @@ void persistStateFree(persistState *ps) {
         sdsfree(ps->segs[i].names);
     }
     zfree(ps->segs);
+    for (size_t i = 0; i < ps->ncsegs; i++) {
+        sdsfree(ps->csegs[i].name);
+        cJSON_Delete(ps->csegs[i].doc);
+        zfree(ps->csegs[i].chunks);
+        zfree(ps->csegs[i].state);
+    }
+    zfree(ps->csegs);
+    zfree(ps->toks);
     zfree(ps);
 }
 
@@ -842,6 +1090,7 @@ void persistInstall(persistState *ps) {
     /* Empties every db the way FLUSHALL does: WATCHes are touched and
      * XREADGROUP waiters re-checked -- against the new contents, since
      * they are only served later, from beforeSleep. */
+    chunksegUnsealAll();
     emptyData(-1, NULL);
     if (!ps) return;
     uint32_t *ids = zmalloc(sizeof(uint32_t) * (ps->nsegs ? ps->nsegs : 1));
@@ -865,20 +1114,35 @@ void persistInstall(persistState *ps) {
         if (k->seg >= 0) keysegKeyLoaded(db, k->key, o, ids[k->seg]);
     }
     zfree(ids);
+    /* The chunks aligned to their parts stay sealed; the other parts --
+     * of values written whole since, in a key segment or below
+     * PERSIST_CACHE_MAX_VALUE -- are gone. */
+    void **handles = zmalloc(sizeof(void *) * (ps->ncsegs ? ps->ncsegs : 1));
+    for (size_t i = 0; i < ps->ncsegs; i++) {
+        persistChunkSeg *cs = &ps->csegs[i];
+        handles[i] = chunksegInstall(cs->name, cs->count, cs->bytes, cs->crc);
+    }
+    for (size_t i = 0; i < ps->ntoks; i++)
+        chunksegLoadedPart(handles[ps->toks[i].seg], ps->toks[i].part, ps->toks[i].ref);
+    for (size_t i = 0; i < ps->ncsegs; i++) chunksegLoadedDone(handles[i]);
+    zfree(handles);
     persistStateFree(ps);
 }
 
 void persistEncodeInline(storeDoc *d, const persistHeader *h) {
     streamSetInlineAll(1);
+    chunksegSetInlineAll(1);
     encode_inline_all = 1;
     persistEncode(d, h, NULL);
     encode_inline_all = 0;
+    chunksegSetInlineAll(0);
     streamSetInlineAll(0);
 }
 
 unsigned long long persistUnsealAll(void) {
     unsigned long long keys = 0;
     keysegUnsealAll();
+    chunksegUnsealAll();
     for (int j = 0; server.db && j < server.cfg.databases; j++) {
         dictIterator it;
         dictEntry *de;

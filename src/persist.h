@@ -21,6 +21,12 @@
 #define PERSIST_FORMAT 2        /* the format this casq writes */
 #define PERSIST_FORMAT_OLDEST 1 /* the oldest it reads (and migrates) */
 
+/* Key values whose JSON is at most this big are cached between commits;
+ * bigger ones are written through their type's docJSON (a stream's
+ * entries cached per node, a list's or sorted set's per chunk, which may
+ * be sealed in chunk segments). */
+#define PERSIST_CACHE_MAX_VALUE (64 * 1024)
+
 /* The broker record (design.md §5). */
 typedef struct persistBroker {
     sds id;         /* node id of the broker (its run_id); NULL if none */

@@ -38,6 +38,7 @@
 #include "adlist.h"
 #include "commit.h"
 #include "jsonutil.h"
+#include "chunkseg.h"
 #include "keyseg.h"
 #include "dict.h"
 #include "server.h"
@@ -265,6 +266,7 @@ void segmentsCommitDone(int ok) {
         server.store->type->seg_put)
         sealNext(ss);
     keysegCommitDone(ok);
+    chunksegCommitDone(ok);
     long long due = mstime() + graceMs();
     for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;
@@ -566,6 +568,7 @@ void segmentsCron(int broker) {
     segmentState *ss = S();
     if (!ss || !server.store || !server.store->type->seg_put) return;
     keysegCron(broker);
+    chunksegCron(broker);
     if (!broker) {
         ss->was_broker = 0;
         return;
@@ -608,13 +611,17 @@ static int addSegmentNames(const cJSON *segs, list *todo, sds *err) {
     return C_OK;
 }
 
-/* Adds the names of the segments the root names to todo: each db's key
- * segments and each stream's. */
+/* Adds the names of the segments the root names to todo: the chunk
+ * segments, each db's key segments and each stream's. */
 static int rootSegmentNames(const char *data, size_t len, list *todo, sds *err) {
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root) return C_OK; /* the decoder says what is wrong with it */
     const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases"), *db, *key;
     int ret = C_OK;
+    if ((ret = addSegmentNames(cJSON_GetObjectItemCaseSensitive(root, "chunk_segments"), todo, err)) != C_OK) {
+        cJSON_Delete(root);
+        return ret;
+    }
     cJSON_ArrayForEach(db, dbs) {
         if ((ret = addSegmentNames(cJSON_GetObjectItemCaseSensitive(db, "segments"), todo, err)) != C_OK) break;
         cJSON_ArrayForEach(key, cJSON_GetObjectItemCaseSensitive(db, "keys")) {

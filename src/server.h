@@ -90,6 +90,7 @@ typedef struct robj {
 
 struct storeDoc;
 struct cJSON;
+struct chunkSealPlan;
 
 #define ENABLE_DEBUG_NO 0
 #define ENABLE_DEBUG_YES 1
@@ -124,6 +125,9 @@ typedef struct objectType {
      * with *err set (a message without the key's path) on any problem.
      * Never crashes on hostile input. */
     void *(*fromJSON)(const struct cJSON *v, sds *err);
+    /* Offers the chunks that may be sealed in a chunk segment
+     * (chunkSealOffer in chunkseg.h); NULL for types that have none. */
+    void (*sealChunks)(robj *o, struct chunkSealPlan *p);
 } objectType;
 
 /* The row of a type code / a document type name; NULL if unknown. */
@@ -526,6 +530,7 @@ typedef struct redisServer {
     struct commitState *commit;  /* group commit state (commit.h) */
     struct segmentState *segments; /* segment life (segment.h) */
     struct keysegState *keyseg;  /* key segments (keyseg.h) */
+    struct chunksegState *chunkseg; /* chunk segments (chunkseg.h) */
     int log_to_stderr;           /* logs without a logfile go to stderr, not
                                   * stdout (--export-state -) */
     /* --- INFO (info.c, config.c) --- */

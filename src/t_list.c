@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "chunkseg.h"
 #include "jsonutil.h"
 #include "persist.h"
 #include "store.h"
@@ -64,6 +65,7 @@ typedef struct listChunk {
     sds json;          /* cached: the elements' JSON, comma separated; NULL
                         * when stale */
     uint64_t json_pin; /* docTextRef pin of json */
+    chunkRef ref;      /* its chunk segment, if sealed (chunkseg.h) */
 } listChunk;
 
 typedef struct rlist {
@@ -201,7 +203,11 @@ static inline listPos posAt(listChunk *ch, int i) {
     return p;
 }
 
-static listChunk *chunkNew(void) { return zcalloc(sizeof(listChunk)); }
+static listChunk *chunkNew(void) {
+    listChunk *ch = zcalloc(sizeof(listChunk));
+    chunkRefInit(&ch->ref);
+    return ch;
+}
 
 /* The chunk's elements change: its cached JSON goes (to the document that
  * borrowed it, if any). */
@@ -209,6 +215,7 @@ static void chunkDirty(listChunk *ch) {
     /* A frozen chunk's JSON holds its elements: every change thaws the
      * chunk first (chunkThaw). */
     serverAssert(!ch->frozen);
+    chunkRefChanged(&ch->ref);
     if (!ch->json) return;
     docTextFree(ch->json, ch->json_pin);
     ch->json = NULL;
@@ -216,6 +223,7 @@ static void chunkDirty(listChunk *ch) {
 }
 
 static void chunkFree(listChunk *ch) {
+    chunkRefFreed(&ch->ref);
     if (ch->json) docTextFree(ch->json, ch->json_pin);
     zfree(ch->buf);
     zfree(ch);
@@ -323,14 +331,15 @@ static void chunkShrinkToFit(listChunk *ch) {
     }
 }
 
-/* Appends a copy of v[0..len) at the head or the tail. */
-static void rlistPush(rlist *l, const char *v, size_t len, int where) {
+/* Appends a copy of v[0..len) at the head or the tail; fresh: in a new
+ * chunk (at the tail). */
+static void rlistPushChunk(rlist *l, const char *v, size_t len, int where, int fresh) {
     size_t esize = entrySize(len);
     l->len++;
     l->lpbytes += lpEntrySize(v, len);
     if (where == LIST_TAIL) {
         listChunk *ch = l->tail;
-        if (!ch || chunkFull(ch)) {
+        if (!ch || chunkFull(ch) || fresh) {
             if (ch) chunkShrinkToFit(ch);
             ch = chunkNew();
             rlistLinkAfter(l, l->tail, ch);
@@ -356,6 +365,8 @@ static void rlistPush(rlist *l, const char *v, size_t len, int where) {
         chunkDirty(ch);
     }
 }
+
+static void rlistPush(rlist *l, const char *v, size_t len, int where) { rlistPushChunk(l, v, len, where, 0); }
 
 /* Removes the element at p and returns it (a new sds). */
 static sds rlistTake(rlist *l, listPos p) {
@@ -1151,15 +1162,28 @@ static sds listTypeCatJSON(sds out, robj *o) {
     return sdscatlen(out, "]", 1);
 }
 
+/* A big list: sealed chunks by reference, the others' JSON lent. */
 static void listTypeDocJSON(storeDoc *d, robj *o) {
     rlist *l = o->ptr;
-    d->own = sdscatlen(d->own, "[", 1);
+    chunkDocWriter w;
+    chunkDocBegin(&w, d);
     for (listChunk *ch = l->head; ch; ch = ch->next) {
-        if (ch != l->head) d->own = sdscatlen(d->own, ",", 1);
+        if (chunkDocSealed(&ch->ref)) {
+            chunkDocRef(&w, &ch->ref);
+            continue;
+        }
         chunkJSON(ch);
-        docTextRef(d, ch->json, &ch->json_pin);
+        chunkDocText(&w, ch->json, &ch->json_pin);
     }
-    d->own = sdscatlen(d->own, "]", 1);
+    chunkDocEnd(&w);
+}
+
+/* The chunks between the ends, which a queue's pushes and pops leave
+ * alone (chunkseg.h). */
+static void listTypeSealChunks(robj *o, chunkSealPlan *p) {
+    rlist *l = o->ptr;
+    if (!l->head) return;
+    for (listChunk *ch = l->head->next; ch && ch != l->tail; ch = ch->next) chunkSealOffer(p, &ch->ref, ch->json);
 }
 
 static void *listTypeFromJSON(const cJSON *v, sds *err) {
@@ -1173,6 +1197,10 @@ static void *listTypeFromJSON(const cJSON *v, sds *err) {
     }
     rlist *l = rlistNew();
     size_t index = 0;
+    /* A sealed part's items get a chunk of their own (chunkseg.h). */
+    chunkLoadPart *part = NULL;
+    listChunk *part_chunk = NULL;
+    int fresh = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
         sds val = NULL, msg = NULL;
@@ -1182,8 +1210,19 @@ static void *listTypeFromJSON(const cJSON *v, sds *err) {
             rlistFree(l);
             return NULL;
         }
-        rlistPush(l, val, sdslen(val), LIST_TAIL);
+        chunkLoadPart *starts = chunkLoadPartAt(index);
+        rlistPushChunk(l, val, sdslen(val), LIST_TAIL, fresh || starts);
         sdsfree(val);
+        fresh = 0;
+        if (starts) {
+            part = starts;
+            part_chunk = l->tail;
+        }
+        if (part && index == part->start + part->count - 1) {
+            if (l->tail == part_chunk && (size_t)part_chunk->n == part->count) chunkLoadAttach(part, &part_chunk->ref);
+            part = NULL;
+            fresh = 1;
+        }
         index++;
     }
     if (listExceedsLimit(LP_HDR_SIZE + l->lpbytes, l->len, 0)) l->quicklist = 1;
@@ -1221,6 +1260,7 @@ const objectType listObjectType = {
     .catJSON = listTypeCatJSON,
     .docJSON = listTypeDocJSON,
     .fromJSON = listTypeFromJSON,
+    .sealChunks = listTypeSealChunks,
 };
 
 /* ========================================================================

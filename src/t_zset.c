@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "chunkseg.h"
 #include "jsonutil.h"
 #include "persist.h"
 #include "store.h"
@@ -68,12 +69,14 @@ typedef struct zchunk {
     unsigned long count;         /* its members */
     sds json;                    /* cached JSON, NULL when stale */
     uint64_t json_pin;           /* docTextRef pin of json */
+    chunkRef ref;                /* its chunk segment, if sealed (chunkseg.h) */
 } zchunk;
 
 typedef struct zset {
     dict *dict;    /* member (the node's sds, not owned) -> node */
     zskiplist *zsl;
     int skiplist;  /* Redis's encoding: 0 listpack, 1 skiplist */
+    int chunk_break; /* loading: the next member starts a chunk */
     zchunk *chead, *ctail;
 } zset;
 
@@ -428,6 +431,7 @@ static zset *zsetNew(void) {
     zs->dict = dictCreate(&zsetDictType);
     zs->zsl = zslCreate();
     zs->skiplist = 0;
+    zs->chunk_break = 0;
     zs->chead = zs->ctail = NULL;
     return zs;
 }
@@ -437,6 +441,7 @@ static zset *zsetNew(void) {
  * --------------------------------------------------------------------- */
 
 static void zchunkDirty(zchunk *ch) {
+    chunkRefChanged(&ch->ref);
     if (!ch->json) return;
     docTextFree(ch->json, ch->json_pin);
     ch->json = NULL;
@@ -445,6 +450,7 @@ static void zchunkDirty(zchunk *ch) {
 
 static zchunk *zchunkNew(zset *zs, zchunk *after) {
     zchunk *ch = zcalloc(sizeof(*ch));
+    chunkRefInit(&ch->ref);
     ch->prev = after;
     ch->next = after ? after->next : zs->chead;
     if (ch->next) ch->next->prev = ch;
@@ -459,16 +465,23 @@ static void zchunkFree(zset *zs, zchunk *ch) {
     else zs->chead = ch->next;
     if (ch->next) ch->next->prev = ch->prev;
     else zs->ctail = ch->prev;
+    chunkRefFreed(&ch->ref);
     if (ch->json) docTextFree(ch->json, ch->json_pin);
     zfree(ch);
 }
 
 /* x was just linked into the skip list: it joins its predecessor's chunk
- * (or its successor's at the front), which splits when too long. */
+ * (or its successor's at the front, or when the predecessor's is sealed
+ * in a chunk segment and the successor's is not), which splits when too
+ * long. */
 static void zsetChunkAttach(zset *zs, zskiplistNode *x) {
     zskiplistNode *pred = x->backward, *succ = x->level[0].forward;
     zchunk *ch;
-    if (pred) {
+    if (pred && zs->chunk_break) {
+        ch = zchunkNew(zs, pred->chunk);
+        ch->first = x;
+        zs->chunk_break = 0;
+    } else if (pred && (!pred->chunk->ref.seg || !succ || succ->chunk == pred->chunk || succ->chunk->ref.seg)) {
         ch = pred->chunk;
     } else if (succ) {
         ch = succ->chunk;
@@ -1840,15 +1853,28 @@ static sds zsetTypeCatJSON(sds out, robj *o) {
     return sdscatlen(out, "]", 1);
 }
 
+/* A big sorted set: sealed chunks by reference, the others' JSON lent. */
 static void zsetTypeDocJSON(storeDoc *d, robj *o) {
     zset *zs = o->ptr;
-    d->own = sdscatlen(d->own, "[", 1);
+    chunkDocWriter w;
+    chunkDocBegin(&w, d);
     for (zchunk *ch = zs->chead; ch; ch = ch->next) {
-        if (ch != zs->chead) d->own = sdscatlen(d->own, ",", 1);
+        if (chunkDocSealed(&ch->ref)) {
+            chunkDocRef(&w, &ch->ref);
+            continue;
+        }
         zchunkJSON(ch);
-        docTextRef(d, ch->json, &ch->json_pin);
+        chunkDocText(&w, ch->json, &ch->json_pin);
     }
-    d->own = sdscatlen(d->own, "]", 1);
+    chunkDocEnd(&w);
+}
+
+/* The chunks between the lowest and the highest scores: delayed jobs are
+ * added near the end and taken from the front (chunkseg.h). */
+static void zsetTypeSealChunks(robj *o, chunkSealPlan *p) {
+    zset *zs = o->ptr;
+    if (!zs->chead) return;
+    for (zchunk *ch = zs->chead->next; ch && ch != zs->ctail; ch = ch->next) chunkSealOffer(p, &ch->ref, ch->json);
 }
 
 static void *zsetLoadFail(zset *zs, sds *err, sds msg) {
@@ -1869,6 +1895,11 @@ static void *zsetTypeFromJSON(const cJSON *v, sds *err) {
     zset *zs = zsetNew();
     zs->skiplist = 1; /* keeps -0 until the encoding is known (below) */
     size_t index = 0;
+    /* A sealed part's members get a chunk of their own (chunkseg.h); a
+     * document not in rank order keeps none. */
+    chunkLoadPart *part = NULL;
+    zskiplistNode *part_first = NULL;
+    int ordered = 1;
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2)
@@ -1902,10 +1933,26 @@ static void *zsetTypeFromJSON(const cJSON *v, sds *err) {
             sdsfree(ele);
             return zsetLoadFail(zs, err, m);
         }
-        zsetInsertNew(zs, score, ele, sdslen(ele));
+        chunkLoadPart *starts = chunkLoadPartAt(index);
+        if (starts) zs->chunk_break = 1;
+        zskiplistNode *x = zsetInsertNew(zs, score, ele, sdslen(ele));
         sdsfree(ele);
+        zs->chunk_break = 0;
+        if (x->level[0].forward) ordered = 0;
+        if (starts) {
+            part = starts;
+            part_first = x;
+        }
+        if (part && index == part->start + part->count - 1) {
+            zchunk *ch = part_first->chunk;
+            if (ordered && ch->first == part_first && ch->count == part->count) chunkLoadAttach(part, &ch->ref);
+            part = NULL;
+            zs->chunk_break = 1;
+        }
         index++;
     }
+    zs->chunk_break = 0;
+    if (!ordered) chunkLoadDetachAll();
     zsetConvertToListpackIfNeeded(zs, zsetMaxEleLen(zs));
     return zs;
 }
@@ -1948,6 +1995,7 @@ const objectType zsetObjectType = {
     .catJSON = zsetTypeCatJSON,
     .docJSON = zsetTypeDocJSON,
     .fromJSON = zsetTypeFromJSON,
+    .sealChunks = zsetTypeSealChunks,
 };
 
 /* ========================================================================

@@ -1,0 +1,559 @@
+/* chunkseg.c -- chunk segments: see chunkseg.h.
+ *
+ * Sealing (broker only, one chunk segment at a time, off the reply path):
+ *
+ *   cron / a landed commit ──> chunksegPlan asks each big list or sorted
+ *            set (noted by persist.c) for its chunks that may be sealed and
+ *            takes the quiet ones, up to CHUNKSEG_PLAN_MAX bytes; their
+ *            cached JSON is copied into the segment's text and each chunk
+ *            points at the segment, which is "writing": the root still
+ *            holds the chunks inline
+ *   put OK ──> the segment is durable: the next root names its chunks by
+ *            reference; a chunk that changed meanwhile left it already
+ *            (its part is gone from birth)
+ *   put failed / no longer the broker ──> the chunks are inline again
+ *
+ * A chunk that changes or is freed leaves its segment (chunkRefChanged,
+ * chunkRefFreed). The cron unseals a segment whose live share fell below
+ * half, and the small segments once there are more than CHUNKSEG_SMALL_MAX
+ * of them: their chunks are quiet, the next plan seals them with others.
+ *
+ * Segments are not per database: a reference names a segment and a part,
+ * whatever key holds the chunk (RENAME, MOVE and SWAPDB move values, not
+ * chunks). */
+#include "chunkseg.h"
+
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "adlist.h"
+#include "commit.h"
+#include "dict.h"
+#include "jsonutil.h"
+#include "keyseg.h"
+#include "persist.h"
+#include "segment.h"
+#include "server.h"
+#include "store.h"
+#include "t_stream.h"
+
+#define CHUNKSEG_PLAN_EVERY_MS 50   /* plans tried at most this often */
+#define CHUNKSEG_IDLE_MS 1000       /* no commit for this long: seal any quiet chunk */
+#define CHUNKSEG_PLAN_MAX (2 << 20) /* text of one segment, at most */
+#define CHUNKSEG_SMALL_MAX 8        /* small segments tolerated */
+
+/* One chunk segment. */
+typedef struct chunkSegment {
+    uint32_t id;     /* chunkRef.seg of its chunks */
+    sds name;        /* its name in the store */
+    uint64_t count;  /* chunks written in it */
+    uint64_t bytes;  /* its size */
+    uint32_t crc;    /* its CRC-32 */
+    uint64_t live;   /* of its chunks, those still sealed in it */
+    chunkRef **refs; /* refs[part]: the chunk sealed there, NULL once gone */
+    sds gone;        /* the gone parts, as JSON numbers separated by commas:
+                      * the root's "gone" list, ready to copy */
+    uint64_t ngone;  /* how many */
+    int durable;     /* written: the root may name it */
+} chunkSegment;
+
+typedef struct chunksegState {
+    dict *byid;             /* id -> chunkSegment* (durable and writing) */
+    list *segs;             /* the durable ones, in the order they landed */
+    uint32_t next_id;       /* ids given so far (0 is "inline") */
+    chunkSegment *writing;  /* the segment being written, or NULL */
+    uint64_t writing_epoch; /* epoch when it was planned */
+    uint64_t epoch;         /* moves when the state is replaced */
+    dict *big;              /* candidates: "<db id><key>" of values written
+                             * through docJSON (persist.c) */
+    int inline_all;         /* the export: every chunk inline */
+    long long next_plan_ms; /* no plan before */
+    long long last_commit_ms; /* when the last commit landed */
+    /* --- statistics (INFO) --- */
+    long long sealed;       /* segments written and named */
+    long long chunks_sealed; /* chunks attached to them */
+    long long bytes_sealed; /* their bytes */
+    long long unsealed;     /* segments unsealed (rewritten through the root) */
+    long long seal_errors;  /* seals that failed */
+} chunksegState;
+
+static uint64_t idHash(const void *key) {
+    uintptr_t v = (uintptr_t)key;
+    return dictGenHashFunction(&v, sizeof(v));
+}
+static int idCompare(const void *a, const void *b) { return a == b; }
+static dictType chunksegByIdType = {idHash, idCompare, NULL, NULL};
+
+static chunksegState *C(void) { return server.chunkseg; }
+
+void chunksegInit(void) {
+    chunksegState *cs = zcalloc(sizeof(*cs));
+    cs->byid = dictCreate(&chunksegByIdType);
+    cs->segs = listCreate();
+    cs->big = dictCreate(&sdsKeyDictType);
+    server.chunkseg = cs;
+}
+
+static void segFree(chunkSegment *g) {
+    sdsfree(g->name);
+    sdsfree(g->gone);
+    zfree(g->refs);
+    zfree(g);
+}
+
+/* After the store was closed: no callback will come. The values may
+ * outlive the module (their chunks then find no segment). */
+void chunksegFree(void) {
+    chunksegState *cs = C();
+    if (!cs) return;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, cs->byid);
+    while ((de = dictNext(&it))) {
+        chunkSegment *g = de->val;
+        for (uint64_t i = 0; i < g->count; i++)
+            if (g->refs[i]) g->refs[i]->seg = 0;
+        segFree(g);
+    }
+    dictRelease(cs->byid);
+    listRelease(cs->segs);
+    dictRelease(cs->big);
+    zfree(cs);
+    server.chunkseg = NULL;
+}
+
+static chunkSegment *segById(uint32_t id) {
+    chunksegState *cs = C();
+    return cs ? dictFetchValue(cs->byid, (void *)(uintptr_t)id) : NULL;
+}
+
+static chunkSegment *segNew(const char *name, uint64_t count) {
+    chunksegState *cs = C();
+    chunkSegment *g = zcalloc(sizeof(*g));
+    g->id = ++cs->next_id;
+    if (g->id == 0) g->id = ++cs->next_id; /* 0 means inline */
+    g->name = sdsnew(name);
+    g->count = count;
+    g->refs = zcalloc(sizeof(chunkRef *) * (count ? count : 1));
+    g->gone = sdsempty();
+    dictAdd(cs->byid, (void *)(uintptr_t)g->id, g);
+    return g;
+}
+
+/* A durable segment: named by the root from the next commit on. */
+static void segLanded(chunkSegment *g, uint64_t bytes, uint32_t crc) {
+    g->bytes = bytes;
+    g->crc = crc;
+    g->durable = 1;
+    listAddNodeTail(C()->segs, g);
+    segmentRegister(g->name, g->bytes);
+}
+
+/* The state stops naming g: segment.c deletes it once a root without it
+ * has landed and the grace period passed. Its live chunks, if any, are
+ * inline again. */
+static void segDrop(chunkSegment *g) {
+    chunksegState *cs = C();
+    for (uint64_t i = 0; i < g->count; i++)
+        if (g->refs[i]) g->refs[i]->seg = 0;
+    dictDelete(cs->byid, (void *)(uintptr_t)g->id);
+    if (g->durable) {
+        listNode *ln = listSearchKey(cs->segs, g);
+        if (ln) listDelNode(cs->segs, ln);
+        segmentUnregister(g->name, g->bytes);
+        segmentDropped(g->name);
+    }
+    segFree(g);
+}
+
+/* Part `part` of g is no longer sealed there. */
+static void segGone(chunkSegment *g, uint32_t part) {
+    g->refs[part] = NULL;
+    if (g->ngone++) g->gone = sdscatlen(g->gone, ",", 1);
+    g->gone = jsonCatU64(g->gone, part);
+    g->live--;
+    /* A segment being written is finished by its callback. */
+    if (g->live == 0 && g->durable) segDrop(g);
+}
+
+/* ========================================================================
+ * The types' chunks
+ * ===================================================================== */
+
+void chunkRefInit(chunkRef *r) {
+    r->seg = 0;
+    r->part = 0;
+    r->seq = server.change_seq;
+}
+
+static void refLeave(chunkRef *r) {
+    chunkSegment *g = segById(r->seg);
+    r->seg = 0;
+    if (g && r->part < g->count && g->refs[r->part] == r) segGone(g, r->part);
+}
+
+void chunkRefChanged(chunkRef *r) {
+    r->seq = server.change_seq;
+    if (r->seg) refLeave(r);
+}
+
+void chunkRefFreed(chunkRef *r) {
+    if (r->seg) refLeave(r);
+}
+
+/* ========================================================================
+ * The document
+ * ===================================================================== */
+
+void chunkDocBegin(chunkDocWriter *w, struct storeDoc *d) {
+    memset(w, 0, sizeof(*w));
+    w->d = d;
+    d->own = sdscatlen(d->own, "[", 1);
+}
+
+int chunkDocSealed(const chunkRef *r) {
+    if (!r->seg || !C() || C()->inline_all) return 0;
+    chunkSegment *g = segById(r->seg);
+    return g && g->durable;
+}
+
+static void docFlushRef(chunkDocWriter *w) {
+    if (!w->seg) return;
+    chunkSegment *g = segById(w->seg);
+    storeDoc *d = w->d;
+    if (w->items++) d->own = sdscatlen(d->own, ",", 1);
+    d->own = sdscatlen(d->own, "{\"segment\":", 11);
+    d->own = jsonCatString(d->own, g->name, sdslen(g->name));
+    d->own = sdscatlen(d->own, ",\"from\":", 8);
+    d->own = jsonCatU64(d->own, w->from);
+    d->own = sdscatlen(d->own, ",\"to\":", 6);
+    d->own = jsonCatU64(d->own, w->to);
+    d->own = sdscatlen(d->own, "}", 1);
+    w->seg = 0;
+}
+
+void chunkDocRef(chunkDocWriter *w, const chunkRef *r) {
+    if (w->seg == r->seg && r->part == w->to + 1) {
+        w->to = r->part;
+        return;
+    }
+    docFlushRef(w);
+    w->seg = r->seg;
+    w->from = w->to = r->part;
+}
+
+void chunkDocText(chunkDocWriter *w, sds json, uint64_t *pin) {
+    docFlushRef(w);
+    if (!sdslen(json)) return;
+    if (w->items++) w->d->own = sdscatlen(w->d->own, ",", 1);
+    docTextRef(w->d, json, pin);
+}
+
+void chunkDocEnd(chunkDocWriter *w) {
+    docFlushRef(w);
+    w->d->own = sdscatlen(w->d->own, "]", 1);
+}
+
+sds chunksegCatRecords(sds out) {
+    out = sdscatlen(out, "[", 1);
+    int first = 1;
+    for (listNode *ln = listFirst(C()->segs); ln; ln = ln->next) {
+        chunkSegment *g = ln->value;
+        out = sdscatlen(out, first ? "\n{\"name\":" : ",\n{\"name\":", first ? 9 : 10);
+        first = 0;
+        out = jsonCatString(out, g->name, sdslen(g->name));
+        out = segmentCatSizes(out, g->count, g->bytes, g->crc, g->live);
+        out = sdscatlen(out, ",\"gone\":[", 9);
+        out = sdscatlen(out, g->gone, sdslen(g->gone));
+        out = sdscatlen(out, "]}", 2);
+    }
+    return sdscatlen(out, "\n]", 2);
+}
+
+int chunksegAny(void) { return C() && listLength(C()->segs) && !C()->inline_all; }
+
+void chunksegSetInlineAll(int on) {
+    if (C()) C()->inline_all = on;
+}
+
+void *chunksegInstall(const char *name, uint64_t count, uint64_t bytes, uint32_t crc) {
+    if (!C()) return NULL;
+    chunkSegment *g = segNew(name, count);
+    segLanded(g, bytes, crc);
+    return g;
+}
+
+void chunksegLoadedPart(void *h, uint32_t part, chunkRef *ref) {
+    chunkSegment *g = h;
+    if (!g || part >= g->count || g->refs[part]) return;
+    g->refs[part] = ref;
+    ref->seg = g->id;
+    ref->part = part;
+    g->live++;
+}
+
+void chunksegLoadedDone(void *h) {
+    chunkSegment *g = h;
+    if (!g) return;
+    for (uint64_t i = 0; i < g->count; i++) {
+        if (g->refs[i]) continue;
+        if (g->ngone++) g->gone = sdscatlen(g->gone, ",", 1);
+        g->gone = jsonCatU64(g->gone, i);
+    }
+    if (!g->live) segDrop(g);
+}
+
+void chunksegUnsealAll(void) {
+    chunksegState *cs = C();
+    if (!cs) return;
+    while (listLength(cs->segs)) segDrop(listFirst(cs->segs)->value);
+    cs->epoch++;
+}
+
+void chunksegNoteBig(redisDb *db, sds key) {
+    chunksegState *cs = C();
+    if (!cs) return;
+    unsigned char id = (unsigned char)db->id;
+    sds k = sdscatlen(sdsnewlen(&id, 1), key, sdslen(key));
+    if (!dictAdd(cs->big, k, NULL)) sdsfree(k);
+}
+
+/* ========================================================================
+ * Loading: the parts of the value being built
+ * ===================================================================== */
+
+static chunkLoadPart *load_parts; /* persist.c's, while a value is built */
+static size_t load_nparts, load_next;
+
+void chunkLoadBegin(chunkLoadPart *parts, size_t n) {
+    load_parts = parts;
+    load_nparts = n;
+    load_next = 0;
+}
+
+void chunkLoadEnd(void) {
+    load_parts = NULL;
+    load_nparts = load_next = 0;
+}
+
+/* The items are built in order: the next part is the only candidate. */
+chunkLoadPart *chunkLoadPartAt(size_t index) {
+    while (load_next < load_nparts && load_parts[load_next].start < index) load_next++;
+    if (load_next < load_nparts && load_parts[load_next].start == index) return &load_parts[load_next];
+    return NULL;
+}
+
+void chunkLoadAttach(chunkLoadPart *p, chunkRef *ref) { p->ref = ref; }
+
+void chunkLoadDetachAll(void) {
+    for (size_t i = 0; i < load_nparts; i++) load_parts[i].ref = NULL;
+}
+
+/* ========================================================================
+ * Sealing
+ * ===================================================================== */
+
+struct chunkSealPlan {
+    uint64_t quiet;   /* chunks changed after this change_seq are not quiet */
+    chunkRef **refs;  /* the chunks taken */
+    size_t n, alloc;  /* how many, room */
+    sds text;         /* the segment's chunks so far */
+};
+
+void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json) {
+    if (r->seg || r->seq >= p->quiet || !json || !sdslen(json)) return;
+    if (sdslen(p->text) >= CHUNKSEG_PLAN_MAX) return;
+    if (p->n == p->alloc) {
+        p->alloc = p->alloc ? p->alloc * 2 : 64;
+        p->refs = zrealloc(p->refs, sizeof(chunkRef *) * p->alloc);
+    }
+    p->refs[p->n++] = r;
+    p->text = sdscatlen(p->text, p->n > 1 ? ",\n[" : "\n[", p->n > 1 ? 3 : 2);
+    p->text = sdscatlen(p->text, json, sdslen(json));
+    p->text = sdscatlen(p->text, "]", 1);
+}
+
+/* Offers the chunks of every noted big value; the notes of keys that are
+ * no longer big, sealable values are dropped. */
+static void planGather(chunksegState *cs, chunkSealPlan *p) {
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, cs->big);
+    while ((de = dictNext(&it)) && sdslen(p->text) < CHUNKSEG_PLAN_MAX) {
+        sds k = de->key;
+        int dbid = (unsigned char)k[0];
+        robj *o = NULL;
+        if (dbid < server.cfg.databases) {
+            sds key = sdsnewlen(k + 1, sdslen(k) - 1);
+            o = dictFetchValue(server.db[dbid].keys, key);
+            sdsfree(key);
+        }
+        const objectType *ot = o ? objectTypeGet(o->type) : NULL;
+        /* A value in a key segment is not in the root at all. */
+        if (!o || !ot->sealChunks || o->seg || ot->jsonBytes(o) <= PERSIST_CACHE_MAX_VALUE) {
+            dictDelete(cs->big, k);
+            continue;
+        }
+        ot->sealChunks(o, p);
+    }
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err);
+
+/* The chunks of a segment that will not land are inline again. */
+static void segAbandon(chunkSegment *g) {
+    dictDelete(C()->byid, (void *)(uintptr_t)g->id);
+    for (uint64_t i = 0; i < g->count; i++)
+        if (g->refs[i]) g->refs[i]->seg = 0;
+    segFree(g);
+}
+
+/* Plans the next seal and hands it to the store; 1 if one started. */
+static int sealNext(chunksegState *cs, long long now) {
+    if (cs->writing || now < cs->next_plan_ms || !dictSize(cs->big)) return 0;
+    if (!server.store || !server.store->type->seg_put) return 0;
+    cs->next_plan_ms = now + CHUNKSEG_PLAN_EVERY_MS;
+    chunkSealPlan p = {.quiet = keysegQuietSeq(now), .text = sdsempty()};
+    if (p.quiet) planGather(cs, &p);
+    /* Worth a segment with segment-seal-bytes of quiet chunks, or any once
+     * no commit ran for CHUNKSEG_IDLE_MS. */
+    int idle = now - cs->last_commit_ms >= CHUNKSEG_IDLE_MS;
+    if (!p.n || (!idle && sdslen(p.text) < (size_t)server.cfg.segment_seal_bytes)) {
+        sdsfree(p.text);
+        zfree(p.refs);
+        return 0;
+    }
+    sds name = segmentNewName();
+    chunkSegment *g = segNew(name, p.n);
+    for (size_t i = 0; i < p.n; i++) {
+        g->refs[i] = p.refs[i];
+        p.refs[i]->seg = g->id;
+        p.refs[i]->part = (uint32_t)i;
+    }
+    g->live = p.n;
+    sds text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
+    text = jsonCatString(text, name, sdslen(name));
+    text = sdscatlen(text, ",\"chunks\":[", 11);
+    text = sdscatlen(text, p.text, sdslen(p.text));
+    text = sdscatlen(text, "\n],\"count\":", 11);
+    text = jsonCatU64(text, p.n);
+    text = sdscatlen(text, "}\n", 2);
+    sdsfree(p.text);
+    zfree(p.refs);
+    sdsfree(name);
+    g->bytes = sdslen(text);
+    g->crc = streamSegmentCRC(text, sdslen(text));
+    cs->writing = g;
+    cs->writing_epoch = cs->epoch;
+    segmentWriting(g->name, 1);
+    server.store->type->seg_put(server.store, g->name, text, sealDone, (void *)(uintptr_t)g->id);
+    return 1;
+}
+
+static int sealAllowed(chunksegState *cs) {
+    return cs->writing_epoch == cs->epoch && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER;
+}
+
+static void sealDone(void *priv, storeStatus status, const char *err) {
+    chunksegState *cs = C();
+    uint32_t id = (uint32_t)(uintptr_t)priv;
+    chunkSegment *g = segById(id);
+    if (!cs || !g) return; /* shut down meanwhile */
+    segmentWriting(g->name, 0);
+    cs->writing = NULL;
+    if (status != STORE_OK) {
+        cs->seal_errors++;
+        serverLog(LL_WARNING, "Chunk segment %s of %llu bytes not written: %s; its chunks stay in the root", g->name,
+                  (unsigned long long)g->bytes, err ? err : "storage error");
+        if (status == STORE_ERROR) segmentDeleteUnnamed(g->name); /* it may have landed */
+        segAbandon(g);
+        return;
+    }
+    if (!sealAllowed(cs) || !g->live) {
+        segmentDeleteUnnamed(g->name);
+        segAbandon(g);
+        return;
+    }
+    segLanded(g, g->bytes, g->crc);
+    cs->sealed++;
+    cs->chunks_sealed += (long long)g->live;
+    cs->bytes_sealed += (long long)g->bytes;
+    /* Nothing a client changed: a commit nobody waits for, writing the
+     * smaller root. */
+    server.change_seq++;
+    server.dirty++;
+}
+
+/* Unseals what is not worth naming any more: a segment whose live share
+ * fell below half (its live chunks cost their bytes again once, when they
+ * are sealed anew, instead of the dead ones costing storage and records
+ * forever), and the small ones once there are many. */
+static void unsealSparse(chunksegState *cs) {
+    size_t small = 0;
+    for (listNode *ln = listFirst(cs->segs), *next; ln; ln = next) {
+        next = ln->next;
+        chunkSegment *g = ln->value;
+        if (g->live * 2 < g->count) {
+            cs->unsealed++;
+            segDrop(g);
+            server.change_seq++;
+            server.dirty++;
+        } else if (g->bytes < (uint64_t)server.cfg.segment_seal_bytes) {
+            small++;
+        }
+    }
+    if (small <= CHUNKSEG_SMALL_MAX) return;
+    for (listNode *ln = listFirst(cs->segs), *next; ln; ln = next) {
+        next = ln->next;
+        chunkSegment *g = ln->value;
+        if (g->bytes >= (uint64_t)server.cfg.segment_seal_bytes) continue;
+        cs->unsealed++;
+        segDrop(g);
+    }
+    server.change_seq++;
+    server.dirty++;
+}
+
+void chunksegCron(int broker) {
+    chunksegState *cs = C();
+    if (!cs || !broker || server.loading) return;
+    unsealSparse(cs);
+    sealNext(cs, mstime());
+}
+
+void chunksegCommitDone(int ok) {
+    chunksegState *cs = C();
+    if (!cs || !ok || server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
+    long long now = mstime();
+    cs->last_commit_ms = now;
+    sealNext(cs, now);
+}
+
+/* ========================================================================
+ * INFO
+ * ===================================================================== */
+
+sds chunksegInfo(sds s) {
+    chunksegState *cs = C();
+    if (!cs) return s;
+    unsigned long long live = 0, gone = 0;
+    for (listNode *ln = listFirst(cs->segs); ln; ln = ln->next) {
+        chunkSegment *g = ln->value;
+        live += g->live;
+        gone += g->ngone;
+    }
+    return sdscatprintf(s,
+                        "chunk_segments:%lu\r\n"
+                        "chunk_segments_chunks:%llu\r\n"
+                        "chunk_segments_gone:%llu\r\n"
+                        "chunk_segments_sealed:%lld\r\n"
+                        "chunk_segments_chunks_sealed:%lld\r\n"
+                        "chunk_segments_bytes_sealed:%lld\r\n"
+                        "chunk_segments_unsealed:%lld\r\n"
+                        "chunk_segments_seal_errors:%lld\r\n"
+                        "chunk_segments_seal_in_progress:%d\r\n"
+                        "chunk_segments_candidates:%lu\r\n",
+                        listLength(cs->segs), live, gone, cs->sealed, cs->chunks_sealed, cs->bytes_sealed,
+                        cs->unsealed, cs->seal_errors, cs->writing != NULL, dictSize(cs->big));
+}
