@@ -133,9 +133,9 @@ def s3_list(prefix):
 
 
 def segment_names(root_json):
-    """Every segment a root names: the databases' key segments and the
-    streams' segments."""
-    names = set()
+    """Every segment a root names: the chunk segments, the databases' key
+    segments and the streams' segments."""
+    names = {s["name"] for s in root_json.get("chunk_segments", [])}
     for d in root_json.get("databases", []):
         names |= {s["name"] for s in d.get("segments", [])}
         for k in d.get("keys", []):
