@@ -1169,6 +1169,13 @@ static void listTypeDocJSON(storeDoc *d, robj *o) {
     chunkDocBegin(&w, d);
     for (listChunk *ch = l->head; ch; ch = ch->next) {
         if (chunkDocSealed(&ch->ref)) {
+            /* The segment holds its JSON now: a chunk that keeps its
+             * packed elements lets the cache go (frozen ones live in it). */
+            if (!ch->frozen && ch->json) {
+                docTextFree(ch->json, ch->json_pin);
+                ch->json = NULL;
+                ch->json_pin = 0;
+            }
             chunkDocRef(&w, &ch->ref);
             continue;
         }
