@@ -2,9 +2,9 @@
  *
  * Sealing (broker only, one chunk segment at a time, off the reply path):
  *
- *   cron / a landed commit ──> chunksegPlan asks each big list or sorted
- *            set (noted by persist.c) for its chunks that may be sealed and
- *            takes the quiet ones, up to CHUNKSEG_PLAN_MAX bytes; their
+ *   cron / a landed commit ──> sealNext asks each big list, sorted set,
+ *            hash or set (noted by persist.c) for its chunks that may be
+ *            sealed and takes the quiet ones, up to CHUNKSEG_PLAN_MAX; their
  *            cached JSON is copied into the segment's text and each chunk
  *            points at the segment, which is "writing": the root still
  *            holds the chunks inline
@@ -31,7 +31,6 @@
 #include "commit.h"
 #include "dict.h"
 #include "jsonutil.h"
-#include "keyseg.h"
 #include "persist.h"
 #include "segment.h"
 #include "server.h"
@@ -42,6 +41,8 @@
 #define CHUNKSEG_IDLE_MS 1000       /* no commit for this long: seal any quiet chunk */
 #define CHUNKSEG_PLAN_MAX (2 << 20) /* text of one segment, at most */
 #define CHUNKSEG_SMALL_MAX 8        /* small segments tolerated */
+#define CHUNKSEG_ADAPT_MS 1000      /* the quiet time is judged this often */
+#define CHUNKSEG_QUIET_MAX_MS 30000 /* ... and never raised past this */
 
 /* One chunk segment. */
 typedef struct chunkSegment {
@@ -56,6 +57,7 @@ typedef struct chunkSegment {
                       * the root's "gone" list, ready to copy */
     uint64_t ngone;  /* how many */
     int durable;     /* written: the root may name it */
+    long long landed_ms; /* when it became durable */
 } chunkSegment;
 
 typedef struct chunksegState {
@@ -70,6 +72,11 @@ typedef struct chunksegState {
     int inline_all;         /* the export: every chunk inline */
     long long next_plan_ms; /* no plan before */
     long long last_commit_ms; /* when the last commit landed */
+    long long quiet_ms;     /* a chunk unchanged this long may be sealed;
+                             * 0: key-seal-quiet */
+    long long next_adapt_ms; /* quiet_ms is judged again then */
+    long long recent_sealed; /* chunks sealed since it was judged */
+    long long recent_churned; /* ... chunks gone soon after their seal */
     /* --- statistics (INFO) --- */
     long long sealed;       /* segments written and named */
     long long chunks_sealed; /* chunks attached to them */
@@ -146,6 +153,7 @@ static void segLanded(chunkSegment *g, uint64_t bytes, uint32_t crc) {
     g->bytes = bytes;
     g->crc = crc;
     g->durable = 1;
+    g->landed_ms = server.mstime_cache;
     listAddNodeTail(C()->segs, g);
     segmentRegister(g->name, g->bytes);
 }
@@ -167,8 +175,15 @@ static void segDrop(chunkSegment *g) {
     segFree(g);
 }
 
+static long long quietMs(const chunksegState *cs) {
+    return cs->quiet_ms > server.cfg.key_seal_quiet_ms ? cs->quiet_ms : server.cfg.key_seal_quiet_ms;
+}
+
 /* Part `part` of g is no longer sealed there. */
 static void segGone(chunkSegment *g, uint32_t part) {
+    chunksegState *cs = C();
+    /* Gone within ten quiet times of its seal: sealing it was a waste. */
+    if (g->durable && server.mstime_cache - g->landed_ms < 10 * quietMs(cs) + 1000) cs->recent_churned++;
     g->refs[part] = NULL;
     if (g->ngone++) g->gone = sdscatlen(g->gone, ",", 1);
     g->gone = jsonCatU64(g->gone, part);
@@ -184,7 +199,7 @@ static void segGone(chunkSegment *g, uint32_t part) {
 void chunkRefInit(chunkRef *r) {
     r->seg = 0;
     r->part = 0;
-    r->seq = server.change_seq;
+    r->changed_ms = server.mstime_cache;
 }
 
 static void refLeave(chunkRef *r) {
@@ -194,7 +209,7 @@ static void refLeave(chunkRef *r) {
 }
 
 void chunkRefChanged(chunkRef *r) {
-    r->seq = server.change_seq;
+    r->changed_ms = server.mstime_cache;
     if (r->seg) refLeave(r);
 }
 
@@ -355,14 +370,14 @@ void chunkLoadDetachAll(void) {
  * ===================================================================== */
 
 struct chunkSealPlan {
-    uint64_t quiet;   /* chunks changed after this change_seq are not quiet */
+    long long quiet;  /* chunks changed after this time are not quiet */
     chunkRef **refs;  /* the chunks taken */
     size_t n, alloc;  /* how many, room */
     sds text;         /* the segment's chunks so far */
 };
 
 void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json) {
-    if (r->seg || r->seq >= p->quiet || !json || !sdslen(json)) return;
+    if (r->seg || r->changed_ms > p->quiet || !json || !sdslen(json)) return;
     if (sdslen(p->text) >= CHUNKSEG_PLAN_MAX) return;
     if (p->n == p->alloc) {
         p->alloc = p->alloc ? p->alloc * 2 : 64;
@@ -414,8 +429,8 @@ static int sealNext(chunksegState *cs, long long now) {
     if (cs->writing || now < cs->next_plan_ms || !dictSize(cs->big)) return 0;
     if (!server.store || !server.store->type->seg_put) return 0;
     cs->next_plan_ms = now + CHUNKSEG_PLAN_EVERY_MS;
-    chunkSealPlan p = {.quiet = keysegQuietSeq(now), .text = sdsempty()};
-    if (p.quiet) planGather(cs, &p);
+    chunkSealPlan p = {.quiet = now - quietMs(cs), .text = sdsempty()};
+    planGather(cs, &p);
     /* Worth a segment with segment-seal-bytes of quiet chunks, or any once
      * no commit ran for CHUNKSEG_IDLE_MS. */
     int idle = now - cs->last_commit_ms >= CHUNKSEG_IDLE_MS;
@@ -476,6 +491,7 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
         return;
     }
     segLanded(g, g->bytes, g->crc);
+    cs->recent_sealed += (long long)g->live;
     cs->sealed++;
     cs->chunks_sealed += (long long)g->live;
     cs->bytes_sealed += (long long)g->bytes;
@@ -515,11 +531,31 @@ static void unsealSparse(chunksegState *cs) {
     server.dirty++;
 }
 
+/* Doubles the quiet time while a quarter or more of the chunks sealed
+ * lately were gone soon after, halves it back toward key-seal-quiet while
+ * almost none were: a queue's middle stays sealed at once, a sorted set
+ * updated all over is left inline instead of being sealed and unsealed at
+ * every commit. */
+static void adaptQuiet(chunksegState *cs, long long now) {
+    if (now < cs->next_adapt_ms) return;
+    cs->next_adapt_ms = now + CHUNKSEG_ADAPT_MS;
+    long long q = quietMs(cs);
+    if (cs->recent_sealed >= 16 && cs->recent_churned * 4 >= cs->recent_sealed) {
+        q = q * 2 < CHUNKSEG_QUIET_MAX_MS ? q * 2 : CHUNKSEG_QUIET_MAX_MS;
+    } else if (cs->recent_sealed > 0 && cs->recent_churned * 16 < cs->recent_sealed) {
+        q /= 2;
+    }
+    cs->quiet_ms = q > server.cfg.key_seal_quiet_ms ? q : 0;
+    cs->recent_sealed = cs->recent_churned = 0;
+}
+
 void chunksegCron(int broker) {
     chunksegState *cs = C();
     if (!cs || !broker || server.loading) return;
+    long long now = mstime();
+    adaptQuiet(cs, now);
     unsealSparse(cs);
-    sealNext(cs, mstime());
+    sealNext(cs, now);
 }
 
 void chunksegCommitDone(int ok) {
@@ -553,7 +589,8 @@ sds chunksegInfo(sds s) {
                         "chunk_segments_unsealed:%lld\r\n"
                         "chunk_segments_seal_errors:%lld\r\n"
                         "chunk_segments_seal_in_progress:%d\r\n"
-                        "chunk_segments_candidates:%lu\r\n",
+                        "chunk_segments_candidates:%lu\r\n"
+                        "chunk_segments_quiet_ms:%lld\r\n",
                         listLength(cs->segs), live, gone, cs->sealed, cs->chunks_sealed, cs->bytes_sealed,
-                        cs->unsealed, cs->seal_errors, cs->writing != NULL, dictSize(cs->big));
+                        cs->unsealed, cs->seal_errors, cs->writing != NULL, dictSize(cs->big), quietMs(cs));
 }

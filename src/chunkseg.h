@@ -1,22 +1,27 @@
 /* chunkseg.h -- chunk segments (design.md §3, docs/state-format.md "Chunk
- * segments"): the quiet chunks of big lists and sorted sets sealed into
- * immutable segments, so that a commit writes the chunks that changed,
- * not the whole collection.
+ * segments"): the quiet chunks of big lists, sorted sets, hashes and sets
+ * sealed into immutable segments, so that a commit writes the chunks that
+ * changed, not the whole collection.
  *
- * A list or a sorted set keeps its elements in chunks, each caching its
- * JSON for the documents. In a big value (one written through docJSON),
- * a chunk that did not change for key-seal-quiet ms -- the middle of a
- * queue, whose ends are pushed and popped -- is copied into a chunk
- * segment, written once off the reply path; once that write is durable the
- * root names the chunk by reference ({"segment", "from", "to"}) instead of
- * holding its elements. A chunk that changes, or is freed, leaves its
- * segment (its part goes to the segment's "gone" list in the root) and is
- * inline again. A segment whose live share fell below half is unsealed:
- * its remaining chunks go back inline and are sealed again, with others,
- * into a new one.
+ * These types keep their elements in chunks, each caching its JSON for the
+ * documents. In a big value (one written through docJSON), a chunk that
+ * did not change for a while -- the middle of a queue, whose ends are
+ * pushed and popped -- is copied into a chunk segment, written once off
+ * the reply path; once that write is durable the root names the chunk by
+ * reference ({"segment", "from", "to"}) instead of holding its elements. A
+ * chunk that changes, or is freed, leaves its segment (its part goes to
+ * the segment's "gone" list in the root) and is inline again. A segment
+ * whose live share fell below half is unsealed: its remaining chunks go
+ * back inline and are sealed again, with others, into a new one.
  *
- * Loading expands the references and aligns the loaded chunks to them, so
- * that a restarted or take-over broker keeps its chunks sealed.
+ * "A while" is key-seal-quiet ms, raised while sealed chunks keep changing
+ * soon after they were sealed (random updates all over a big sorted set):
+ * sealing them would only write them again and again.
+ *
+ * Loading expands the references; lists and sorted sets align the loaded
+ * chunks to them, so that a restarted or take-over broker keeps them
+ * sealed (a hash's or set's chunks follow its per-process hash seed: they
+ * are sealed anew).
  *
  * The segments' I/O books (garbage, grace, orphans, fetch) are segment.c's. */
 #ifndef CASQ_CHUNKSEG_H
@@ -36,7 +41,7 @@ typedef struct chunkRef {
     uint32_t seg;  /* the chunk segment holding the chunk's JSON (written
                     * or being written), 0 while inline */
     uint32_t part; /* ... the chunk's index in it */
-    uint64_t seq;  /* server.change_seq when the chunk last changed */
+    long long changed_ms; /* when the chunk last changed */
 } chunkRef;
 
 void chunksegInit(void);

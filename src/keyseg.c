@@ -363,8 +363,6 @@ static uint64_t quietSeq(keysegState *ks, long long now) {
     return best;
 }
 
-uint64_t keysegQuietSeq(long long now) { return K() ? quietSeq(K(), now) : 0; }
-
 static void sample(keysegState *ks, long long now) {
     unsigned last = (ks->sample_pos + KEYSEG_RING - 1) % KEYSEG_RING;
     /* Spaced so that the ring reaches back twice key-seal-quiet. */

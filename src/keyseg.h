@@ -81,9 +81,6 @@ sds keysegNamesAdd(sds names, const char *key, size_t len);
  * Sealing (segment.c)
  * --------------------------------------------------------------------- */
 void keysegCron(int broker);
-/* The change_seq that was current key-seal-quiet ms before now: what did
- * not change since is quiet (0: not known yet). */
-uint64_t keysegQuietSeq(long long now);
 void keysegSealBeforeStart(void);
 void keysegCommitDone(int ok);
 sds keysegInfo(sds s);

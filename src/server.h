@@ -126,7 +126,8 @@ typedef struct objectType {
      * Never crashes on hostile input. */
     void *(*fromJSON)(const struct cJSON *v, sds *err);
     /* Offers the chunks that may be sealed in a chunk segment
-     * (chunkSealOffer in chunkseg.h); NULL for types that have none. */
+     * (chunkSealOffer in chunkseg.h): lists, sorted sets, hashes and sets;
+     * NULL for the others. */
     void (*sealChunks)(robj *o, struct chunkSealPlan *p);
 } objectType;
 

@@ -28,6 +28,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "chunkseg.h"
 #include "jsonutil.h"
 #include "persist.h"
 #include "server.h"
@@ -53,6 +54,7 @@
 typedef struct hashChunk {
     sds json;     /* "[f,v],[f,v]..." of the chunk's buckets; NULL: stale */
     uint64_t pin; /* docTextRef's pin */
+    chunkRef ref; /* its chunk segment, if sealed (chunkseg.h) */
 } hashChunk;
 
 /* The hashtable encoding's parts. */
@@ -189,8 +191,10 @@ static unsigned char *lpSplice(hashValue *h, size_t off, size_t oldlen, size_t n
 /* Drops every chunk (a borrowed one goes to the document that borrowed
  * it). */
 static void hashChunksFree(hashTable *t) {
-    for (unsigned long i = 0; i < t->nchunks; i++)
+    for (unsigned long i = 0; i < t->nchunks; i++) {
+        chunkRefFreed(&t->chunks[i].ref);
         if (t->chunks[i].json) docTextFree(t->chunks[i].json, t->chunks[i].pin);
+    }
     zfree(t->chunks);
     t->chunks = NULL;
     t->nchunks = t->chunks_size = 0;
@@ -206,6 +210,7 @@ static void hashChunkTouch(hashTable *t, sds field) {
     }
     unsigned long b = (unsigned long)(hashSdsHash(field) & (t->d->size - 1));
     hashChunk *ch = &t->chunks[b / HASH_CHUNK_BUCKETS];
+    chunkRefChanged(&ch->ref);
     if (ch->json) {
         docTextFree(ch->json, ch->pin);
         ch->json = NULL;
@@ -526,11 +531,22 @@ static void hashTypeDocJSON(storeDoc *d, robj *o) {
         t->nchunks = (t->d->size + HASH_CHUNK_BUCKETS - 1) / HASH_CHUNK_BUCKETS;
         t->chunks = zcalloc(sizeof(hashChunk) * t->nchunks);
         t->chunks_size = t->d->size;
+        for (unsigned long i = 0; i < t->nchunks; i++) chunkRefInit(&t->chunks[i].ref);
     }
-    d->own = sdscatlen(d->own, "[", 1);
-    int first = 1;
+    chunkDocWriter w;
+    chunkDocBegin(&w, d);
     for (unsigned long i = 0; i < t->nchunks; i++) {
         hashChunk *ch = &t->chunks[i];
+        if (chunkDocSealed(&ch->ref)) {
+            /* The segment holds its JSON now: the cache can go. */
+            if (ch->json) {
+                docTextFree(ch->json, ch->pin);
+                ch->json = NULL;
+                ch->pin = 0;
+            }
+            chunkDocRef(&w, &ch->ref);
+            continue;
+        }
         if (!ch->json) {
             unsigned long from = i * HASH_CHUNK_BUCKETS;
             unsigned long to = from + HASH_CHUNK_BUCKETS;
@@ -538,12 +554,19 @@ static void hashTypeDocJSON(storeDoc *d, robj *o) {
             ch->json = hashChunkJSON(t, from, to);
             ch->pin = 0;
         }
-        if (sdslen(ch->json) == 0) continue;
-        if (!first) d->own = sdscatlen(d->own, ",", 1);
-        first = 0;
-        docTextRef(d, ch->json, &ch->pin);
+        chunkDocText(&w, ch->json, &ch->pin);
     }
-    d->own = sdscatlen(d->own, "]", 1);
+    chunkDocEnd(&w);
+}
+
+/* Every chunk of an up-to-date layout: a big hash changes where its
+ * fields hash to, anywhere (chunkseg.h). */
+static void hashTypeSealChunks(robj *o, chunkSealPlan *p) {
+    hashValue *h = o->ptr;
+    if (h->enc != HASH_ENC_HT) return;
+    hashTable *t = h->u.t;
+    if (!t->chunks || t->chunks_size != t->d->size) return;
+    for (unsigned long i = 0; i < t->nchunks; i++) chunkSealOffer(p, &t->chunks[i].ref, t->chunks[i].json);
 }
 
 static void *hashTypeFromJSON(const cJSON *v, sds *err) {
@@ -602,6 +625,7 @@ const objectType hashObjectType = {
     .jsonBytes = hashTypeJSONBytes,
     .catJSON = hashTypeCatJSON,
     .docJSON = hashTypeDocJSON,
+    .sealChunks = hashTypeSealChunks,
     .fromJSON = hashTypeFromJSON,
 };
 

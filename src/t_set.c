@@ -41,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "chunkseg.h"
 #include "jsonutil.h"
 
 #define SET_ENC_INTSET 0
@@ -62,6 +63,7 @@ typedef struct setChunk {
     int dirty;           /* members changed since json was built */
     unsigned int n, cap; /* members listed, slots */
     sds *members;        /* borrowed: the dict's keys */
+    chunkRef ref;        /* its chunk segment, if sealed (chunkseg.h) */
 } setChunk;
 
 /* 40 bytes: a small set costs little more than its members. */
@@ -186,13 +188,17 @@ static void chunkPush(set *s, dictEntry *de) {
     de->val = (void *)(uintptr_t)ch->n;
     ch->members[ch->n++] = de->key;
     ch->dirty = 1;
+    chunkRefChanged(&ch->ref);
 }
 
 /* n chunks listing every member of the dict. */
 static void htChunksInit(set *s, unsigned long n) {
     s->nchunks = n;
     s->chunks = zcalloc(sizeof(setChunk) * n);
-    for (unsigned long i = 0; i < n; i++) s->chunks[i].dirty = 1;
+    for (unsigned long i = 0; i < n; i++) {
+        s->chunks[i].dirty = 1;
+        chunkRefInit(&s->chunks[i].ref);
+    }
     dictIterator it;
     dictEntry *de;
     dictInitIterator(&it, s->u.ht);
@@ -201,6 +207,7 @@ static void htChunksInit(set *s, unsigned long n) {
 
 static void htChunksFree(set *s) {
     for (unsigned long i = 0; i < s->nchunks; i++) {
+        chunkRefFreed(&s->chunks[i].ref);
         if (s->chunks[i].json) docTextFree(s->chunks[i].json, s->chunks[i].pin);
         zfree(s->chunks[i].members);
     }
@@ -248,6 +255,7 @@ static int htRemove(set *s, const char *m, size_t len) {
         dictFind(s->u.ht, last)->val = (void *)(uintptr_t)pos;
     }
     ch->dirty = 1;
+    chunkRefChanged(&ch->ref);
     dictDelete(s->u.ht, key);
     sdsfree(key);
     return 1;
@@ -1327,36 +1335,51 @@ static sds setCatJSON(sds out, const set *s) {
 }
 
 /* The same into a document being written: a hashtable re-encodes its
- * dirty chunks (one pass over its members) and lends every chunk's text;
- * the small encodings are copied (persist.c caches small values anyway). */
+ * dirty chunks (one pass over its members) and lends every chunk's text,
+ * or names it in its chunk segment; the small encodings are copied
+ * (persist.c caches small values anyway). */
 static void setDocJSON(storeDoc *d, set *s) {
     if (s->enc != SET_ENC_HT) {
         d->own = setCatJSON(d->own, s);
         return;
     }
+    chunkDocWriter w;
+    chunkDocBegin(&w, d);
     for (unsigned long i = 0; i < s->nchunks; i++) {
         setChunk *ch = &s->chunks[i];
-        if (!ch->dirty) continue;
-        sds b = sdsempty();
-        for (unsigned int j = 0; j < ch->n; j++) {
-            if (j) b = sdscatlen(b, ",", 1);
-            b = jsonCatBytes(b, ch->members[j], sdslen(ch->members[j]));
+        if (chunkDocSealed(&ch->ref)) {
+            /* The segment holds its JSON now: the cache can go. */
+            if (ch->json) {
+                docTextFree(ch->json, ch->pin);
+                ch->json = NULL;
+                ch->pin = 0;
+            }
+            chunkDocRef(&w, &ch->ref);
+            continue;
         }
-        if (ch->json) docTextFree(ch->json, ch->pin);
-        ch->json = b;
-        ch->pin = 0;
-        ch->dirty = 0;
+        if (ch->dirty || !ch->json) {
+            sds b = sdsempty();
+            for (unsigned int j = 0; j < ch->n; j++) {
+                if (j) b = sdscatlen(b, ",", 1);
+                b = jsonCatBytes(b, ch->members[j], sdslen(ch->members[j]));
+            }
+            if (ch->json) docTextFree(ch->json, ch->pin);
+            ch->json = b;
+            ch->pin = 0;
+            ch->dirty = 0;
+        }
+        chunkDocText(&w, ch->json, &ch->pin);
     }
-    d->own = sdscatlen(d->own, "[", 1);
-    int first = 1;
-    for (unsigned long i = 0; i < s->nchunks; i++) {
-        setChunk *ch = &s->chunks[i];
-        if (!sdslen(ch->json)) continue;
-        if (!first) d->own = sdscatlen(d->own, ",", 1);
-        docTextRef(d, ch->json, &ch->pin);
-        first = 0;
-    }
-    d->own = sdscatlen(d->own, "]", 1);
+    chunkDocEnd(&w);
+}
+
+/* Every chunk whose text is up to date: members land in chunks by their
+ * hash, anywhere (chunkseg.h). */
+static void setTypeSealChunks(robj *o, chunkSealPlan *p) {
+    set *s = o->ptr;
+    if (s->enc != SET_ENC_HT) return;
+    for (unsigned long i = 0; i < s->nchunks; i++)
+        if (!s->chunks[i].dirty) chunkSealOffer(p, &s->chunks[i].ref, s->chunks[i].json);
 }
 
 static set *setFromJSON(const cJSON *v, sds *err) {
@@ -1459,6 +1482,7 @@ const objectType setObjectType = {
     .jsonBytes = setTypeJSONBytes,
     .catJSON = setTypeCatJSON,
     .docJSON = setTypeDocJSON,
+    .sealChunks = setTypeSealChunks,
     .fromJSON = setTypeFromJSON,
 };
 

@@ -177,14 +177,14 @@ def merge_segments(doc, read_segment):
     """Puts every stream's live segment entries back among its inline ones
     (in ID order) and drops "segments": the logical document, as
     `casq-server --export-state` writes it. read_segment(name) -> bytes.
-    Chunk segments: each reference in a list or sorted set is replaced by
-    the items of the chunks it names."""
+    Chunk segments: each reference in a list, sorted set, hash or set is
+    replaced by the items of the chunks it names."""
     chunks = {}
     for rec in doc.pop("chunk_segments", []):
         chunks[rec["name"]] = json.loads(read_segment(rec["name"]))["chunks"]
     for d in doc.get("databases", []):
         for k in d.get("keys", []):
-            for t in ("list", "zset"):
+            for t in ("list", "zset", "hash", "set"):
                 if t in k and any(isinstance(i, dict) and "segment" in i for i in k[t]):
                     items = []
                     for i in k[t]:

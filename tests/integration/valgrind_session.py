@@ -137,6 +137,9 @@ def segments(port, t):
     p = r.pipeline(transaction=False)
     for i in range(1500):
         p.xadd("vseg", {"n": i, "p": "payload-%d" % i})
+    # A big list and sorted set: their middles go to chunk segments.
+    p.rpush("vlist", *["job-%06d-payload" % i for i in range(6000)])
+    p.zadd("vzset", {"member-%06d" % i: i for i in range(4000)})
     p.execute()
     r.xtrim("vseg", maxlen=700)
     ids = [eid for eid, _ in r.xrange("vseg", "-", "+")][::5]
@@ -146,7 +149,7 @@ def segments(port, t):
     while time.time() < deadline:
         info = r.info("persistence")
         if (int(info["segments_sealed"]) > 0 and int(info["segments_deleted"]) > 0
-                and int(info["key_segments_sealed"]) > 0):
+                and int(info["key_segments_sealed"]) > 0 and int(info["chunk_segments_sealed"]) > 0):
             break
         time.sleep(0.2)
     t.check("segments sealed (%s) and garbage deleted (%s) under valgrind"
@@ -155,11 +158,21 @@ def segments(port, t):
     t.check("the stream reads back whole", r.xlen("vseg") == 700 - len(ids))
     t.check("keys sealed into key segments (%s) under valgrind" % info.get("key_segments_sealed"),
             int(info.get("key_segments_sealed", 0)) > 0)
+    t.check("list and sorted set chunks sealed into chunk segments (%s) under valgrind"
+            % info.get("chunk_segments_sealed"), int(info.get("chunk_segments_sealed", 0)) > 0)
+    r.lpop("vlist", 2000)
+    r.lset("vlist", 2000, "changed")
+    r.zrem("vzset", "member-002000")
+    r.zadd("vzset", {"member-001000": -1})
+    t.check("sealed chunks change and read back",
+            r.llen("vlist") == 4000 and r.lindex("vlist", 2000) == b"changed"
+            and r.lindex("vlist", 0) == b"job-002000-payload" and r.zcard("vzset") == 3999
+            and r.zrange("vzset", 0, 0) == [b"member-001000"])
     r.set("vk:3", "changed")
     r.delete("vh:4")
     t.check("sealed keys change and read back", r.get("vk:3") == b"changed" and not r.exists("vh:4")
             and r.hget("vh:5", "a") == b"5")
-    r.delete("vseg", *["vk:%d" % i for i in range(400)], *["vh:%d" % i for i in range(400)])
+    r.delete("vseg", "vlist", "vzset", *["vk:%d" % i for i in range(400)], *["vh:%d" % i for i in range(400)])
     r.config_set("broker-timeout", "5000")
 
 
