@@ -227,7 +227,8 @@ void chunkDocBegin(chunkDocWriter *w, struct storeDoc *d) {
     d->own = sdscatlen(d->own, "[", 1);
 }
 
-int chunkDocSealed(const chunkRef *r) {
+/* Whether the chunk is written by reference (its JSON is not needed). */
+static int chunkDocSealed(const chunkRef *r) {
     if (!r->seg || !C() || C()->inline_all) return 0;
     chunkSegment *g = segById(r->seg);
     return g && g->durable;
@@ -248,7 +249,7 @@ static void docFlushRef(chunkDocWriter *w) {
     w->seg = 0;
 }
 
-void chunkDocRef(chunkDocWriter *w, const chunkRef *r) {
+static void chunkDocRef(chunkDocWriter *w, const chunkRef *r) {
     if (w->seg == r->seg && r->part == w->to + 1) {
         w->to = r->part;
         return;
@@ -256,6 +257,17 @@ void chunkDocRef(chunkDocWriter *w, const chunkRef *r) {
     docFlushRef(w);
     w->seg = r->seg;
     w->from = w->to = r->part;
+}
+
+int chunkDocAddSealed(chunkDocWriter *w, const chunkRef *r, sds *json, uint64_t *pin) {
+    if (!chunkDocSealed(r)) return 0;
+    if (json && *json) {
+        docTextFree(*json, *pin);
+        *json = NULL;
+        *pin = 0;
+    }
+    chunkDocRef(w, r);
+    return 1;
 }
 
 void chunkDocText(chunkDocWriter *w, sds json, uint64_t *pin) {

@@ -67,9 +67,10 @@ typedef struct chunkDocWriter {
     uint32_t from, to;  /* ... its parts */
 } chunkDocWriter;
 void chunkDocBegin(chunkDocWriter *w, struct storeDoc *d);
-/* Whether the chunk is written by reference (its JSON is not needed). */
-int chunkDocSealed(const chunkRef *r);
-void chunkDocRef(chunkDocWriter *w, const chunkRef *r);
+/* Writes the chunk by reference if it is sealed (1), after letting its
+ * cached JSON go (the segment holds it; NULL json: the chunk keeps it);
+ * 0: the caller writes its JSON. */
+int chunkDocAddSealed(chunkDocWriter *w, const chunkRef *r, sds *json, uint64_t *pin);
 void chunkDocText(chunkDocWriter *w, sds json, uint64_t *pin);
 void chunkDocEnd(chunkDocWriter *w);
 

@@ -559,6 +559,29 @@ static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sd
     return C_OK;
 }
 
+/* The fields a key or chunk segment record shares: {"name", "count",
+ * "bytes", "crc32", "live_count", "gone"} (gone is the caller's). */
+static int segRecordFields(const cJSON *rec, const char *where, sds *name_out, uint64_t *count, uint64_t *bytes,
+                           uint32_t *crc_out, uint64_t *live, sds *err) {
+    static const char *const fields[] = {"name", "count", "bytes", "crc32", "live_count", "gone", NULL};
+    sds msg = NULL;
+    if (!cJSON_IsObject(rec)) return failf(err, "%s: expected an object", where);
+    if (jsonCheckFields(rec, fields, where, err) != C_OK) return C_ERR;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring)))
+        return failf(err, "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", where);
+    *name_out = sdsnew(name->valuestring);
+    uint64_t crc;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), count, "count", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), bytes, "bytes", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), live, "live_count", &msg) != C_OK)
+        return failAt(err, where, msg);
+    if (crc > UINT32_MAX || *count == 0 || *count > UINT32_MAX) return failf(err, "%s: bad crc32 or count", where);
+    *crc_out = (uint32_t)crc;
+    return C_OK;
+}
+
 /* ------------------------------------------------------------------------
  * Chunk segments (chunkseg.h)
  * --------------------------------------------------------------------- */
@@ -695,25 +718,11 @@ static int chunkSegText(persistChunkSeg *cs, const char *where, sds *err) {
 
 /* One record of the root's "chunk_segments". */
 static int decodeChunkSegment(persistChunkSeg *cs, const cJSON *rec, size_t index, sds *err) {
-    static const char *const fields[] = {"name", "count", "bytes", "crc32", "live_count", "gone", NULL};
     char where[64];
     snprintf(where, sizeof(where), "chunk_segments[%zu]", index);
     sds msg = NULL;
-    if (!cJSON_IsObject(rec)) return failf(err, "%s: expected an object", where);
-    if (jsonCheckFields(rec, fields, where, err) != C_OK) return C_ERR;
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
-    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring)))
-        return failf(err, "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", where);
-    cs->name = sdsnew(name->valuestring);
-    uint64_t crc, live;
-    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), &cs->count, "count", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), &cs->bytes, "bytes", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), &live, "live_count", &msg) != C_OK)
-        return failAt(err, where, msg);
-    if (crc > UINT32_MAX || cs->count == 0 || cs->count > UINT32_MAX)
-        return failf(err, "%s: bad crc32 or count", where);
-    cs->crc = (uint32_t)crc;
+    uint64_t live;
+    if (segRecordFields(rec, where, &cs->name, &cs->count, &cs->bytes, &cs->crc, &live, err) != C_OK) return C_ERR;
     const cJSON *gone = cJSON_GetObjectItemCaseSensitive(rec, "gone");
     if (!cJSON_IsArray(gone)) return failf(err, "%s: \"gone\" must be an array", where);
     if (chunkSegText(cs, where, err) != C_OK) return C_ERR;
@@ -840,22 +849,7 @@ done:
 /* The fields of the record; the segment's text checked against them. */
 static int keySegRecord(const cJSON *rec, const char *where, persistKeySeg *ks, const char **data, size_t *len,
                         uint64_t *live, sds *err) {
-    static const char *const fields[] = {"name", "count", "bytes", "crc32", "live_count", "gone", NULL};
-    sds msg = NULL;
-    if (!cJSON_IsObject(rec)) return failf(err, "%s: expected an object", where);
-    if (jsonCheckFields(rec, fields, where, err) != C_OK) return C_ERR;
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
-    if (!cJSON_IsString(name) || !segmentNameValid(name->valuestring, strlen(name->valuestring)))
-        return failf(err, "%s: \"name\" must be a segment name ([A-Za-z0-9._-], at most 128)", where);
-    ks->name = sdsnew(name->valuestring);
-    uint64_t crc;
-    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "count"), &ks->count, "count", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "bytes"), &ks->bytes, "bytes", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "crc32"), &crc, "crc32", &msg) != C_OK ||
-        jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "live_count"), live, "live_count", &msg) != C_OK)
-        return failAt(err, where, msg);
-    if (crc > UINT32_MAX || ks->count == 0) return failf(err, "%s: bad crc32 or count", where);
-    ks->crc = (uint32_t)crc;
+    if (segRecordFields(rec, where, &ks->name, &ks->count, &ks->bytes, &ks->crc, live, err) != C_OK) return C_ERR;
     if (!segmentSourceGet(ks->name, data, len))
         return failf(err, "%s: segment %s is missing from the store", where, ks->name);
     if (*len != ks->bytes || streamSegmentCRC(*data, *len) != ks->crc)
@@ -1115,8 +1109,9 @@ void persistInstall(persistState *ps) {
     }
     zfree(ids);
     /* The chunks aligned to their parts stay sealed; the other parts --
-     * of values written whole since, in a key segment or below
-     * PERSIST_CACHE_MAX_VALUE -- are gone. */
+     * of values written whole since (in a key segment, below
+     * PERSIST_CACHE_MAX_VALUE), of hashes and sets (their chunks follow a
+     * per-process hash seed) -- are gone. */
     void **handles = zmalloc(sizeof(void *) * (ps->ncsegs ? ps->ncsegs : 1));
     for (size_t i = 0; i < ps->ncsegs; i++) {
         persistChunkSeg *cs = &ps->csegs[i];

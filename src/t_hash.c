@@ -537,16 +537,7 @@ static void hashTypeDocJSON(storeDoc *d, robj *o) {
     chunkDocBegin(&w, d);
     for (unsigned long i = 0; i < t->nchunks; i++) {
         hashChunk *ch = &t->chunks[i];
-        if (chunkDocSealed(&ch->ref)) {
-            /* The segment holds its JSON now: the cache can go. */
-            if (ch->json) {
-                docTextFree(ch->json, ch->pin);
-                ch->json = NULL;
-                ch->pin = 0;
-            }
-            chunkDocRef(&w, &ch->ref);
-            continue;
-        }
+        if (chunkDocAddSealed(&w, &ch->ref, &ch->json, &ch->pin)) continue;
         if (!ch->json) {
             unsigned long from = i * HASH_CHUNK_BUCKETS;
             unsigned long to = from + HASH_CHUNK_BUCKETS;

@@ -1168,17 +1168,8 @@ static void listTypeDocJSON(storeDoc *d, robj *o) {
     chunkDocWriter w;
     chunkDocBegin(&w, d);
     for (listChunk *ch = l->head; ch; ch = ch->next) {
-        if (chunkDocSealed(&ch->ref)) {
-            /* The segment holds its JSON now: a chunk that keeps its
-             * packed elements lets the cache go (frozen ones live in it). */
-            if (!ch->frozen && ch->json) {
-                docTextFree(ch->json, ch->json_pin);
-                ch->json = NULL;
-                ch->json_pin = 0;
-            }
-            chunkDocRef(&w, &ch->ref);
-            continue;
-        }
+        /* A frozen chunk's elements live in its JSON: it keeps it. */
+        if (chunkDocAddSealed(&w, &ch->ref, ch->frozen ? NULL : &ch->json, &ch->json_pin)) continue;
         chunkJSON(ch);
         chunkDocText(&w, ch->json, &ch->json_pin);
     }

@@ -1347,16 +1347,7 @@ static void setDocJSON(storeDoc *d, set *s) {
     chunkDocBegin(&w, d);
     for (unsigned long i = 0; i < s->nchunks; i++) {
         setChunk *ch = &s->chunks[i];
-        if (chunkDocSealed(&ch->ref)) {
-            /* The segment holds its JSON now: the cache can go. */
-            if (ch->json) {
-                docTextFree(ch->json, ch->pin);
-                ch->json = NULL;
-                ch->pin = 0;
-            }
-            chunkDocRef(&w, &ch->ref);
-            continue;
-        }
+        if (chunkDocAddSealed(&w, &ch->ref, &ch->json, &ch->pin)) continue;
         if (ch->dirty || !ch->json) {
             sds b = sdsempty();
             for (unsigned int j = 0; j < ch->n; j++) {

@@ -1859,17 +1859,7 @@ static void zsetTypeDocJSON(storeDoc *d, robj *o) {
     chunkDocWriter w;
     chunkDocBegin(&w, d);
     for (zchunk *ch = zs->chead; ch; ch = ch->next) {
-        if (chunkDocSealed(&ch->ref)) {
-            /* The segment holds its JSON now: the cache can go (it is
-             * made again if the chunk is ever unsealed). */
-            if (ch->json) {
-                docTextFree(ch->json, ch->json_pin);
-                ch->json = NULL;
-                ch->json_pin = 0;
-            }
-            chunkDocRef(&w, &ch->ref);
-            continue;
-        }
+        if (chunkDocAddSealed(&w, &ch->ref, &ch->json, &ch->json_pin)) continue;
         zchunkJSON(ch);
         chunkDocText(&w, ch->json, &ch->json_pin);
     }
