@@ -245,6 +245,31 @@ def stream_entries(stream_obj):
     return [(e[0], [doc_bytes(x) for x in e[1:]]) for e in stream_obj["entries"]]
 
 
+def check_refused_when_damaged(tmp, port, args, name, mutate, expect_words):
+    """A copy of the store in tmp, damaged by mutate(copy) (which returns
+    the name of the segment it damaged): casq must refuse to start, say
+    every one of expect_words ("{seg}" stands for that name) and leave
+    the root as it was."""
+    import shutil
+    import tempfile
+
+    d2 = tempfile.mkdtemp(prefix="casq-damaged-")
+    try:
+        shutil.copytree(tmp, d2, dirs_exist_ok=True)
+        victim = mutate(d2)
+        root = os.path.join(d2, "queue.json")
+        with open(root, "rb") as f:
+            before = f.read()
+        code, out = run_casq_expect_exit(port, d2, *args)
+        with open(root, "rb") as f:
+            after = f.read()
+        words = [w.replace("{seg}", victim) for w in expect_words]
+        check(code not in (0, None) and all(w in out for w in words) and before == after,
+              f"damaged: {name}: refused, says so, writes nothing", f"exit {code}: {out[-400:]}")
+    finally:
+        shutil.rmtree(d2, ignore_errors=True)
+
+
 def change_sealed_keys(r, r3):
     """Changes keys of the key segment tests' populated keyspace every way
     a sealed key can change (docs/state-format.md "Key segments"): value

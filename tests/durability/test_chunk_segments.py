@@ -47,11 +47,11 @@ from casqtest import (  # noqa: E402
     SERVER,
     Casq,
     check,
+    check_refused_when_damaged,
     client_snapshot,
     finish,
     load_document,
     pick_port,
-    run_casq_expect_exit,
     wait_for,
 )
 
@@ -195,19 +195,7 @@ def test_export(tmp, expect):
 
 
 def damaged(tmp, name, mutate, expect_words):
-    d2 = tempfile.mkdtemp(prefix="chunkseg-bad-")
-    try:
-        shutil.copytree(tmp, d2, dirs_exist_ok=True)
-        victim = mutate(d2)
-        root = os.path.join(d2, "queue.json")
-        before = open(root, "rb").read()
-        code, out = run_casq_expect_exit(PORT, d2, *ARGS)
-        after = open(root, "rb").read()
-        words = [w.replace("{seg}", victim) for w in expect_words]
-        check(code not in (0, None) and all(w in out for w in words) and before == after,
-              f"damaged: {name}: refused, says so, writes nothing", f"exit {code}: {out[-400:]}")
-    finally:
-        shutil.rmtree(d2, ignore_errors=True)
+    check_refused_when_damaged(tmp, PORT, ARGS, name, mutate, expect_words)
 
 
 def first_reference(doc):
