@@ -35,12 +35,15 @@ objects under <key>.segments/ within a second:
      refused a root, the object holds what a client sees, and after the
      sweep every object under the prefix is named by the root.
 
+CHUNKSEG_KILLS (default 1) sets how many times the broker is SIGKILLed in 4.
+
 Usage: e2e_chunksegs.py [seal faults nodes]   (seal runs 1 and 3; faults
 runs 1, 2 and 3)
 
 Needs the environment of tests/s3/run_e2e.sh. Ends with `N passed, N failed`.
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -55,6 +58,7 @@ NQUEUE = 30000
 NZSET = 10000
 POP_COUNT = 7
 SEG = ".segments/"
+KILLS = int(os.environ.get("CHUNKSEG_KILLS", "1"))   # SIGKILLs mid-seal in the two-node scenario
 UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
 
 
@@ -495,24 +499,34 @@ def two_nodes(res):
         for q in clients:
             q.start()
         time.sleep(1.0)
-        # Kill the broker while it writes a chunk segment.
-        mid_seal = wait_for(lambda: pinfo(b)["chunk_segments_seal_in_progress"] == 1, 4)
-        sealed_b = pinfo(b)["chunk_segments_sealed"] if mid_seal else None
-        b.kill9()
-        res.check("nodes: B was SIGKILLed while a chunk segment was being written (%s; %s sealed by B)"
-                  % (mid_seal, sealed_b), mid_seal)
-        res.check("nodes: A took over", wait_for(lambda: role(a) == "broker", 10))
-        res.check("nodes: A, taking over, keeps the chunks sealed (%r)" % (chunk_info(a),),
-                  wait_for(lambda: pinfo(a)["chunk_segments_chunks"] > 0, 5))
-        time.sleep(0.7)
-        # A restart next to a busy S3 broker loses its start-up CAS to it
-        # (e2e_takeover.py's busy_broker): restart while clients hold.
-        for q in clients:
-            q.hold.set()
-        time.sleep(0.3)
-        b.start()   # takes over at start-up; A follows
-        for q in clients:
-            q.hold.clear()
+        mid_seal = takeovers = kept = 0
+        for _ in range(KILLS):
+            # Kill the broker while it writes a chunk segment.
+            broker = next((n for n in nodes if role(n) == "broker"), None)
+            if broker is None:
+                continue
+            follower = next(n for n in nodes if n is not broker)
+            mid_seal += wait_for(lambda: pinfo(broker)["chunk_segments_seal_in_progress"] == 1, 4)
+            broker.kill9()
+            takeovers += wait_for(lambda: role(follower) == "broker", 10)
+            # ... it loaded the chunk segments and keeps them sealed.
+            kept += wait_for(lambda: pinfo(follower)["chunk_segments_chunks"] > 0, 5)
+            time.sleep(0.7)
+            # A restart next to a busy S3 broker loses its start-up CAS to
+            # it (e2e_takeover.py's busy_broker): restart while clients hold.
+            for q in clients:
+                q.hold.set()
+            time.sleep(0.3)
+            broker.start()   # takes over at start-up; the other follows
+            for q in clients:
+                q.hold.clear()
+            time.sleep(0.5)
+        res.check("nodes: the broker was SIGKILLed while a chunk segment was being written (%d of %d)"
+                  % (mid_seal, KILLS), mid_seal >= (KILLS + 1) // 2)
+        res.check("nodes: the follower took over after each SIGKILL (%d of %d)" % (takeovers, KILLS),
+                  takeovers == KILLS)
+        res.check("nodes: the follower, taking over, kept the chunks sealed (%d of %d)" % (kept, KILLS),
+                  kept == KILLS)
         time.sleep(1.0)
         stop_clients(clients)
         broker = next((n for n in nodes if role(n) == "broker"), None)
