@@ -16,14 +16,18 @@ objects under <key>.segments/ within a second:
   2. faults (on the node of 1): pushers RPUSH unique jobs and a worker
      LPOPs them while segment PUTs get 503s, or are applied and answered
      with a connection reset or a 500 (unknown outcomes: the create-only
-     PUT is then retried on an object that exists): every fault fired,
+     PUT is then retried on an object that exists), or stall past
+     s3-request-timeout (and land late): every fault fired,
      sealing went on, every acknowledged push is in the list or was
      popped, no acknowledged pop came back, each pusher's order is kept,
      and the object (root + segments) holds what a client sees.
   3. drain (on the node of 1): popping most of the queue leaves its
      segments mostly dead: they are unsealed, their live chunks sealed
      anew, and the old objects swept; the object holds what a client
-     sees; a restart loads the rewritten segments and keeps them sealed.
+     sees; a restart, whose segment GETs get 503s and one stalls past
+     s3-request-timeout, loads the rewritten segments and keeps them
+     sealed. Then a missing and a corrupt chunk segment: casq refuses to
+     start, names it, and writes nothing; put back, it loads.
   4. nodes: A is broker with sealed chunks; B starts and takes over, so it
      loads the chunk segments from S3 and keeps them sealed (its INFO
      chunk_segments_chunks); pushers and workers go through both nodes
@@ -33,12 +37,19 @@ objects under <key>.segments/ within a second:
      no acknowledged push lost (allowing for pops in flight at the kill),
      no acknowledged pop came back, each pusher's order kept, no node
      refused a root, the object holds what a client sees, and after the
-     sweep every object under the prefix is named by the root.
+     sweep (by a node started afterwards: see sweep_after_restart) every
+     object under the prefix is named by the root.
+  5. loader: a node whose S3 GETs take 150 ms starts while the broker,
+     drained from the head, unseals segments, seals their live chunks
+     anew and deletes the old ones: it loads the root and its chunk
+     segments, takes over (or loses its start-up CAS to the busy broker),
+     never refuses the state, keeps the chunks sealed; nothing
+     acknowledged is lost and only named objects are left.
 
 CHUNKSEG_KILLS (default 1) sets how many times the broker is SIGKILLed in 4.
 
-Usage: e2e_chunksegs.py [seal faults nodes]   (seal runs 1 and 3; faults
-runs 1, 2 and 3)
+Usage: e2e_chunksegs.py [seal faults nodes loader]   (seal runs 1 and 3;
+faults runs 1, 2 and 3)
 
 Needs the environment of tests/s3/run_e2e.sh. Ends with `N passed, N failed`.
 """
@@ -198,6 +209,22 @@ def only_named_check(res, label, key, timeout=20):
               wait_for(only_named, timeout), "objects, extra, missing: %r" % (only_named.last,))
 
 
+def sweep_after_restart(res, label, key):
+    """Orphans of a take-over (a segment the old broker was writing when it
+    died or lost the root) are younger than the grace period at the new
+    broker's first sweep, and the next sweep is a minute away (segment.c:
+    at most one LIST a minute): a node started now sweeps them at once."""
+    casq = E.Casq(key, extra=ARGS + ["--segment-gc-grace", "0", "--broker-timeout", "400"],
+                  name="casq[%s sweep]" % label)
+    try:
+        casq.start()
+        only_named_check(res, label, key, timeout=10)
+        res.check("%s: the sweeping node stops cleanly" % label, casq.stop() == 0 and casq.log_is_clean(),
+                  E.tail(casq.log()))
+    finally:
+        casq.cleanup()
+
+
 # ------------------------------------------------------------------------
 # Pushers and workers with an exact record of what was acknowledged
 # ------------------------------------------------------------------------
@@ -344,13 +371,16 @@ SEG_FAULTS = [
     ("503 on segment PUTs", {"fail_puts": 2, "fail_status": 503}, "injected_fail_puts"),
     ("segment PUT applied, connection reset (unknown outcome)", {"drop_puts": 1}, "injected_drop_puts"),
     ("segment PUT applied, then 500 (unknown outcome)", {"error_after_apply": 1}, "injected_error_after_apply"),
+    ("segment PUT stalled past the request timeout (lands late)", {"stall_puts": 1, "stall_ms": 1500},
+     "injected_stall_puts"),
 ]
 
 
 def seal(res, faults):
     key = E.unique_key("chunkseg")
     E.fault(reset=True)
-    casq = E.Casq(key, extra=ARGS + ["--segment-gc-grace", "0", "--broker-timeout", "400"], name="casq[seal]")
+    casq = E.Casq(key, extra=ARGS + ["--segment-gc-grace", "0", "--broker-timeout", "400",
+                                     "--s3-request-timeout", "1000"], name="casq[seal]")
     try:
         casq.start()
         t = time.time()
@@ -379,6 +409,7 @@ def seal(res, faults):
         if faults:
             seg_faults(res, casq, key)
         drain_restart(res, casq, key)
+        damaged(res, key)
     finally:
         E.fault(reset=True)
         casq.cleanup()
@@ -399,7 +430,17 @@ def drain_restart(res, casq, key):
     only_named_check(res, "drain", key)
     before = client_snapshot(casq.port, (0,))
     res.check("drain: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), E.tail(casq.log()))
+    # The restart's segment GETs first get 503s, then one stalls past
+    # s3-request-timeout.
+    E.fault(reset=True)
+    E.fault(only_path=SEG, fail_gets=3, stall_gets=1, stall_ms=1500)
     casq.start()
+    c = E.proxy_state()["counters"]
+    E.fault(reset=True)
+    res.check("drain: the load retried segment GETs after 503s and a GET past the request timeout "
+              "(%s 503s, %s stalled, %s segment GETs)"
+              % (c.get("injected_fail_gets"), c.get("injected_stall_gets"), c.get("seg_gets")),
+              c.get("injected_fail_gets", 0) == 3 and c.get("injected_stall_gets", 0) == 1)
     after = client_snapshot(casq.port, (0,))
     res.check("drain: after a restart every value is as before (%d keys)" % len(before), before == after,
               "differ: %r" % [k for k in set(before) | set(after) if before.get(k) != after.get(k)][:3])
@@ -408,6 +449,50 @@ def drain_restart(res, casq, key):
               "(chunk_segments_chunks %d)" % i["chunk_segments_chunks"], i["chunk_segments_chunks"] > 20)
     res.check("drain: casq stops cleanly after the restart", casq.stop() == 0 and casq.log_is_clean(),
               E.tail(casq.log()))
+
+
+def damaged(res, key):
+    """A missing and a corrupt chunk segment: casq refuses to start, names
+    the segment, and writes (and deletes) nothing; put back, it loads."""
+    body, etag = E.s3_get(key)
+    name = json.loads(body)["chunk_segments"][0]["name"]
+    seg_key = key + SEG + name
+    seg, _ = E.s3_get(seg_key)
+
+    def attempt(label, words):
+        E.fault(reset=True)
+        casq = E.Casq(key, extra=ARGS, name="casq[%s]" % label)
+        try:
+            casq.spawn()
+            rc = casq.wait_exit(60)
+            log = casq.log()
+            res.check("%s: casq refuses to start (rc=%s), the log names the segment and says %s"
+                      % (label, rc, words), rc not in (0, None) and all(w in log for w in [name] + words),
+                      E.tail(log))
+            after, etag_after = E.s3_get(key)
+            c = E.proxy_state()["counters"]
+            res.check("%s: the root is unchanged, nothing PUT or DELETEd (puts %s, deletes %s)"
+                      % (label, c.get("puts", 0), c.get("deletes", 0)),
+                      etag_after == etag and after == body and not c.get("puts") and not c.get("deletes"))
+        finally:
+            casq.cleanup()
+
+    E.s3_delete(seg_key)
+    attempt("missing chunk segment", ["missing"])
+    bad = bytearray(seg)
+    bad[len(bad) // 2] ^= 0x20
+    E.s3_put(seg_key, bytes(bad))
+    attempt("corrupt chunk segment", ["corrupt", "CRC-32"])
+    E.s3_put(seg_key, seg)
+    E.fault(reset=True)
+    casq = E.Casq(key, extra=ARGS, name="casq[restored]")
+    try:
+        casq.start()
+        res.check("restored: the same root loads once the segment is back, its chunks sealed",
+                  casq.client().llen("queue") > 0 and pinfo(casq)["chunk_segments_chunks"] > 0)
+        res.check("restored: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), E.tail(casq.log()))
+    finally:
+        casq.cleanup()
 
 
 def seg_faults(res, casq, key):
@@ -550,11 +635,11 @@ def two_nodes(res):
         logs = a.log() + b.log()
         res.check("nodes: no node refused a root", "refuses to start" not in logs and "Fatal" not in logs,
                   E.tail(logs))
-        only_named_check(res, "nodes", key)
         for n in (follower, broker):
             rc = n.stop()
             res.check("nodes: %s stops (rc=%s) without sanitizer/assert reports" % (n.name, rc),
                       rc is not None and n.log_is_clean(), E.tail(n.log()))
+        sweep_after_restart(res, "nodes", key)
     finally:
         stop_clients(clients)
         E.fault(reset=True)
@@ -639,12 +724,12 @@ def loader(res):
         broker = c if started else a
         check_queue(res, "loader", broker.port, clients)
         check_object(res, "loader", broker, key, ("queue", "delayed"))
-        only_named_check(res, "loader", key)
         for n in (a, c):
             if n.alive():
                 rc = n.stop()
                 res.check("loader: %s stops (rc=%s) without sanitizer/assert reports" % (n.name, rc),
                           rc is not None and n.log_is_clean(), E.tail(n.log()))
+        sweep_after_restart(res, "loader", key)
     finally:
         stop_clients(clients)
         E.fault(reset=True)
