@@ -12,7 +12,9 @@
 #                  a follower and take-overs mid-seal, damaged segments
 #                  (e2e_keysegs.py)
 #       chunksegs  chunk segments of a big list and sorted set on S3: sealing,
-#                  faults on segment PUTs, take-overs mid-seal (e2e_chunksegs.py)
+#                  faults on segment PUTs and GETs, draining, damaged
+#                  segments, take-overs mid-seal, a node loading while the
+#                  broker deletes segments (e2e_chunksegs.py)
 #       quickstart docs/s3.md's Quick start, run as written (e2e_quickstart.sh)
 #
 # Starts RGW (tests/s3/rgw.sh; an RGW already answering on RGW_PORT with the
