@@ -23,7 +23,8 @@ objects under <key>.segments/ within a second:
      and the object (root + segments) holds what a client sees.
   3. drain (on the node of 1): popping most of the queue leaves its
      segments mostly dead: they are unsealed, their live chunks sealed
-     anew, and the old objects swept; the object holds what a client
+     anew, and the old objects deleted (through 503s and a dropped reply
+     on segment DELETEs); the object holds what a client
      sees; a restart, whose segment GETs get 503s and one stalls past
      s3-request-timeout, loads the rewritten segments and keeps them
      sealed. Then a missing and a corrupt chunk segment: casq refuses to
@@ -421,6 +422,10 @@ def drain_restart(res, casq, key):
     restart loads the rewritten segments and keeps them sealed."""
     r = casq.client()
     unsealed0 = pinfo(casq)["chunk_segments_unsealed"]
+    # The first deletes of the old segments fail: 503s, and one applied
+    # whose reply is dropped.
+    E.fault(reset=True)
+    E.fault(only_path=SEG, fail_deletes=2, drop_deletes=1)
     while r.llen("queue") > 4000:
         r.lpop("queue", 2000)
     ok = wait_for(lambda: pinfo(casq)["chunk_segments_unsealed"] > unsealed0 and sealed(casq, 20), 10)
@@ -428,6 +433,12 @@ def drain_restart(res, casq, key):
               % (chunk_info(casq),), ok)
     check_object(res, "drain", casq, key, ("queue", "delayed", "bin"))
     only_named_check(res, "drain", key)
+    c = E.proxy_state()["counters"]
+    E.fault(reset=True)
+    res.check("drain: the old segments were deleted through 503s and a dropped reply (%s 503s, %s dropped, "
+              "%s segment DELETEs)" % (c.get("injected_fail_deletes"), c.get("injected_drop_deletes"),
+                                       c.get("seg_deletes")),
+              c.get("injected_fail_deletes", 0) == 2 and c.get("injected_drop_deletes", 0) == 1)
     before = client_snapshot(casq.port, (0,))
     res.check("drain: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), E.tail(casq.log()))
     # The restart's segment GETs first get 503s, then one stalls past
