@@ -10,7 +10,8 @@ Environment (tests/s3/run_e2e.sh sets it):
                  the S3 server itself (the checker reads the object directly)
   FAULTPROXY     http://host:port of e2e_proxy.py (casq's s3-endpoint)
   CASQ_BIN       the server binary (default src/casq-server)
-  E2E_PORT_BASE  first port for casq servers (default 30000; range 30000-30999)
+  E2E_PORT_BASE  first port for casq servers (default 30000)
+  E2E_PORT_COUNT how many ports from E2E_PORT_BASE they may use (default 1000)
 
 Runs with Debian's /usr/bin/python3 (python3-redis).
 """
@@ -197,18 +198,19 @@ def proxy_endpoint():
 # ------------------------------------------------------------------------
 
 _port_lock = threading.Lock()
-_next_port = [int(os.environ.get("E2E_PORT_BASE", "30000")) + (os.getpid() % 50) * 10]
+_PORT_BASE = int(os.environ.get("E2E_PORT_BASE", "30000"))
+_PORT_COUNT = int(os.environ.get("E2E_PORT_COUNT", "1000"))
+_next_port = [_PORT_BASE + (os.getpid() % 50) * 10 % _PORT_COUNT]
 
 
 def free_port():
-    base = int(os.environ.get("E2E_PORT_BASE", "30000"))
     with _port_lock:
-        for _ in range(1000):
+        for _ in range(_PORT_COUNT):
             p = _next_port[0]
-            _next_port[0] = base + (p + 1 - base) % 1000
+            _next_port[0] = _PORT_BASE + (p + 1 - _PORT_BASE) % _PORT_COUNT
             if port_is_free(p):
                 return p
-    raise RuntimeError("no free port in %d-%d" % (base, base + 999))
+    raise RuntimeError("no free port in %d-%d" % (_PORT_BASE, _PORT_BASE + _PORT_COUNT - 1))
 
 
 class Casq:

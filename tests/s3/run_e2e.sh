@@ -11,6 +11,10 @@
 #       keysegs    key segments on S3: sealing, faults on segment requests,
 #                  a follower and take-overs mid-seal, damaged segments
 #                  (e2e_keysegs.py)
+#       chunksegs  chunk segments of a big list and sorted set on S3: sealing,
+#                  faults on segment PUTs and GETs, draining, damaged
+#                  segments, take-overs mid-seal, a node loading while the
+#                  broker deletes segments (e2e_chunksegs.py)
 #       quickstart docs/s3.md's Quick start, run as written (e2e_quickstart.sh)
 #
 # Starts RGW (tests/s3/rgw.sh; an RGW already answering on RGW_PORT with the
@@ -19,9 +23,11 @@
 # exit whatever happens, and ends with the summed `N passed, N failed`.
 #
 # Environment: CASQ_BIN (default src/casq-server, built with make if
-# missing), RGW_PORT (22480), E2E_PROXY_PORT (30481), E2E_PORT_BASE (30000:
-# casq servers use 30000-30999), S3_BUCKET (casq-e2e), KEEP=1 keeps the work
-# directory (logs).
+# missing), RGW_PORT (22480), E2E_PROXY_PORT (30481), E2E_PORT_BASE (30000)
+# and E2E_PORT_COUNT (1000: casq servers use 30000-30999), S3_BUCKET
+# (casq-e2e), KEEP=1 keeps the work directory (logs). The Ceph started
+# here takes MON_V2_PORT, MON_V1_PORT, MS_PORT_MIN and MS_PORT_MAX from the
+# environment too (tests/s3/rgw.sh).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,7 +41,7 @@ BUCKET=${S3_BUCKET:-casq-e2e}
 WORK=$(mktemp -d /tmp/casq-e2e.XXXXXX)
 PROXY_PID=
 OWN_RGW=0
-TESTS=${*:-crash faults takeover corrupt keysegs quickstart}
+TESTS=${*:-crash faults takeover corrupt keysegs chunksegs quickstart}
 
 cleanup() {
     local rc=$?
@@ -104,6 +110,7 @@ test_cmd() {
     takeover) echo "$PY $HERE/e2e_takeover.py" ;;
     corrupt)  echo "$PY $HERE/e2e_corrupt.py" ;;
     keysegs)  echo "$PY $HERE/e2e_keysegs.py" ;;
+    chunksegs) echo "$PY $HERE/e2e_chunksegs.py" ;;
     quickstart) echo "$HERE/e2e_quickstart.sh" ;;
     *)        return 1 ;;
     esac
