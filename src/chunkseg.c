@@ -15,17 +15,18 @@
  *
  * A chunk that changes or is freed leaves its segment (chunkRefChanged,
  * chunkRefFreed). The cron unseals a segment whose live share fell below
- * half, and the small segments once there are more than CHUNKSEG_SMALL_MAX
- * of them: their chunks are quiet, the next plan seals them with others.
+ * half, and the smallest segments once there are more than
+ * CHUNKSEG_SMALL_MAX small ones: their chunks are quiet, the next plan
+ * seals them with others.
  *
  * Segments are not per database: a reference names a segment and a part,
  * whatever key holds the chunk (RENAME, MOVE and SWAPDB move values, not
  * chunks). */
 #include "chunkseg.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
 
 #include "adlist.h"
 #include "commit.h"
@@ -513,34 +514,48 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     server.dirty++;
 }
 
+/* The bytes of g's live chunks (its size in proportion). */
+static uint64_t liveBytes(const chunkSegment *g) { return g->bytes * g->live / g->count; }
+
+static int byLiveBytes(const void *a, const void *b) {
+    uint64_t x = liveBytes(*(chunkSegment *const *)a), y = liveBytes(*(chunkSegment *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+static void unseal(chunksegState *cs, chunkSegment *g) {
+    cs->unsealed++;
+    segDrop(g);
+    server.change_seq++;
+    server.dirty++;
+}
+
 /* Unseals what is not worth naming any more: a segment whose live share
  * fell below half (its live chunks cost their bytes again once, when they
  * are sealed anew, instead of the dead ones costing storage and records
- * forever), and the small ones once there are many. */
+ * forever), and, once more than CHUNKSEG_SMALL_MAX segments hold less than
+ * a quarter of CHUNKSEG_PLAN_MAX, the smallest of them, up to
+ * CHUNKSEG_PLAN_MAX together: they are sealed again as one (a queue with
+ * turnover would otherwise leave a record per seal in every root). */
 static void unsealSparse(chunksegState *cs) {
-    size_t small = 0;
+    chunkSegment *small[CHUNKSEG_SMALL_MAX * 4];
+    size_t nsmall = 0, nsmall_all = 0;
     for (listNode *ln = listFirst(cs->segs), *next; ln; ln = next) {
         next = ln->next;
         chunkSegment *g = ln->value;
         if (g->live * 2 < g->count) {
-            cs->unsealed++;
-            segDrop(g);
-            server.change_seq++;
-            server.dirty++;
-        } else if (g->bytes < (uint64_t)server.cfg.segment_seal_bytes) {
-            small++;
+            unseal(cs, g);
+        } else if (liveBytes(g) < CHUNKSEG_PLAN_MAX / 4) {
+            nsmall_all++;
+            if (nsmall < sizeof(small) / sizeof(small[0])) small[nsmall++] = g;
         }
     }
-    if (small <= CHUNKSEG_SMALL_MAX) return;
-    for (listNode *ln = listFirst(cs->segs), *next; ln; ln = next) {
-        next = ln->next;
-        chunkSegment *g = ln->value;
-        if (g->bytes >= (uint64_t)server.cfg.segment_seal_bytes) continue;
-        cs->unsealed++;
-        segDrop(g);
+    if (nsmall_all <= CHUNKSEG_SMALL_MAX) return;
+    qsort(small, nsmall, sizeof(small[0]), byLiveBytes);
+    uint64_t total = 0;
+    for (size_t i = 0; i < nsmall && (i < 2 || total + liveBytes(small[i]) <= CHUNKSEG_PLAN_MAX); i++) {
+        total += liveBytes(small[i]);
+        unseal(cs, small[i]);
     }
-    server.change_seq++;
-    server.dirty++;
 }
 
 /* Doubles the quiet time while a quarter or more of the chunks sealed
