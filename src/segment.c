@@ -25,7 +25,9 @@
  * ever named (a crash between a segment's put and the commit naming it, a
  * seal that lost its stream) are orphans: the broker lists the store at
  * start-up and every grace period, and deletes what no state in memory
- * names and nobody is writing, if older than the grace period.
+ * names and nobody is writing, if older than the grace period; an
+ * unnamed one kept for being younger is looked at again once it is not
+ * (otherwise the sweep runs at most once a minute).
  *
  * None of this survives a reload: when the state is replaced, the books
  * are reset and only the sweep deletes what the new state does not name. */
@@ -549,14 +551,19 @@ static void sweepListed(void *priv, storeStatus status, const char *const *names
     }
     /* Only a broker with its state loaded may judge what is an orphan. */
     if (server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
-    long long old = mstime() - graceMs();
+    long long now = mstime(), old = now - graceMs();
     unsigned long swept = 0;
     for (size_t i = 0; i < count; i++) {
         sds key = sdsnew(names[i]);
-        int keep = mtimes[i] > old || dictFind(ss->named, key) || dictFind(ss->writing, key) ||
-                   inGarbage(ss, names[i]);
+        int named = dictFind(ss->named, key) || dictFind(ss->writing, key) || inGarbage(ss, names[i]);
         sdsfree(key);
-        if (keep) continue;
+        if (named) continue;
+        if (mtimes[i] > old) {
+            /* Too young to judge: looked at again once it is old enough. */
+            long long due = mtimes[i] + graceMs() + SEG_SWEEP_FIRST_MS;
+            if (due < ss->next_sweep_ms) ss->next_sweep_ms = due > now ? due : now;
+            continue;
+        }
         deleteUnnamed(names[i]);
         ss->orphans_swept++;
         swept++;

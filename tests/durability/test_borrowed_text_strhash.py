@@ -14,7 +14,8 @@ APPEND, SETRANGE, INCRBYFLOAT over and GETDEL big strings. Every field's
 value names the field (v:<field>:<n>) and every big string starts with
 S:<key>:, so a checker reading queue.json over and over can check each
 version: it parses, no field twice, every value belongs to its field or
-key. At the end the state is read through the
+key (the quiet chunks of the big hashes are read from their chunk
+segments, docs/state-format.md). At the end the state is read through the
 server, the server is SIGKILLed and restarted, and it must be identical.
 Ports 24700-24799.
 """
@@ -31,7 +32,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, pick_port  # noqa: E402
+from casqtest import Casq, check, finish, merge_segments, pick_port  # noqa: E402
 
 PORT = int(os.environ.get("BORROWED_STRHASH_PORT", "0")) or pick_port(24700, span=100)
 SECONDS = float(os.environ.get("BORROWED_SECONDS", "8"))
@@ -103,6 +104,16 @@ def check_doc(path):
             continue
         except ValueError as e:
             problems.append(f"unparsable version: {e}")
+            return
+
+        def segment(name):
+            with open(os.path.join(path + ".segments", name), "rb") as fh:
+                return fh.read()
+
+        try:
+            merge_segments(doc, segment)  # segments live for >= 10 s after a root stops naming them
+        except FileNotFoundError as e:
+            problems.append(f"a segment the root names is missing: {e}")
             return
         versions["n"] += 1
         for d in doc["databases"]:
