@@ -69,6 +69,7 @@ typedef struct zchunk {
     unsigned long count;         /* its members */
     sds json;                    /* cached JSON, NULL when stale */
     uint64_t json_pin;           /* docTextRef pin of json */
+    size_t json_len;             /* the length of json when last made */
     chunkRef ref;                /* its chunk segment, if sealed (chunkseg.h) */
 } zchunk;
 
@@ -1825,6 +1826,7 @@ static sds zchunkJSON(zchunk *ch) {
     }
     ch->json = out;
     ch->json_pin = 0;
+    ch->json_len = sdslen(out);
     return out;
 }
 
@@ -1834,6 +1836,9 @@ static size_t zsetTypeJSONBytes(const robj *o) {
     for (zchunk *ch = zs->chead; ch; ch = ch->next) {
         if (ch->json) {
             total += sdslen(ch->json) + 1;
+        } else if (ch->ref.seg) {
+            /* Sealed, unchanged since: its JSON went to the segment. */
+            total += ch->json_len + 1;
         } else {
             zskiplistNode *x = ch->first;
             for (unsigned long i = 0; i < ch->count; i++, x = x->level[0].forward) total += 6 * sdslen(x->ele) + 40;
