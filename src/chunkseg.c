@@ -560,7 +560,8 @@ static void unsealSparse(chunksegState *cs) {
 
 /* Doubles the quiet time while a quarter or more of the chunks sealed
  * lately were gone soon after, halves it back toward key-seal-quiet while
- * almost none were: a queue's middle stays sealed at once, a sorted set
+ * almost none were (or none was gone at all: with nothing sealed there is
+ * no other evidence): a queue's middle stays sealed at once, a sorted set
  * updated all over is left inline instead of being sealed and unsealed at
  * every commit. */
 static void adaptQuiet(chunksegState *cs, long long now) {
@@ -569,7 +570,7 @@ static void adaptQuiet(chunksegState *cs, long long now) {
     long long q = quietMs(cs);
     if (cs->recent_sealed >= 16 && cs->recent_churned * 4 >= cs->recent_sealed) {
         q = q * 2 < CHUNKSEG_QUIET_MAX_MS ? q * 2 : CHUNKSEG_QUIET_MAX_MS;
-    } else if (cs->recent_sealed > 0 && cs->recent_churned * 16 < cs->recent_sealed) {
+    } else if (cs->recent_churned * 16 <= cs->recent_sealed) {
         q /= 2;
     }
     cs->quiet_ms = q > server.cfg.key_seal_quiet_ms ? q : 0;
