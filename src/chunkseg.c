@@ -14,8 +14,8 @@
  *   put failed / no longer the broker ──> the chunks are inline again
  *
  * A chunk that changes or is freed leaves its segment (chunkRefChanged,
- * chunkRefFreed). The cron unseals a segment whose live share fell below
- * half, and the smallest segments once there are more than
+ * chunkRefFreed). The cron unseals a segment whose live chunks are few
+ * (worthUnsealing), and the smallest segments once there are more than
  * CHUNKSEG_SMALL_MAX small ones: their chunks are quiet, the next plan
  * seals them with others.
  *
@@ -529,20 +529,30 @@ static void unseal(chunksegState *cs, chunkSegment *g) {
     server.dirty++;
 }
 
-/* Unseals what is not worth naming any more: a segment whose live share
- * fell below half (its live chunks cost their bytes again once, when they
- * are sealed anew, instead of the dead ones costing storage and records
- * forever), and, once more than CHUNKSEG_SMALL_MAX segments hold less than
- * a quarter of CHUNKSEG_PLAN_MAX, the smallest of them, up to
- * CHUNKSEG_PLAN_MAX together: they are sealed again as one (a queue with
- * turnover would otherwise leave a record per seal in every root). */
+/* Whether g's live chunks are worth writing again (inline for a commit or
+ * two, then in a new segment) to stop naming its dead ones: once those
+ * two writes weigh less than 64 commits' worth of its gone list in the
+ * root (about 6 bytes a gone chunk), or once fewer than an eighth of its
+ * chunks live (its dead bytes would cost storage forever). Not at half: a
+ * queue consumed from its head empties its segments in order, and each
+ * one's live half would be written again just before it is popped. A
+ * segment with nothing gone is never rewritten (the same bytes again). */
+static int worthUnsealing(const chunkSegment *g) {
+    return g->ngone && (2 * liveBytes(g) < 64 * 6 * g->ngone || g->live * 8 < g->count);
+}
+
+/* Unseals what is not worth naming any more (worthUnsealing), and, once
+ * more than CHUNKSEG_SMALL_MAX segments hold less than a quarter of
+ * CHUNKSEG_PLAN_MAX, the smallest of them, up to CHUNKSEG_PLAN_MAX
+ * together: they are sealed again as one (a queue with turnover would
+ * otherwise leave a record per seal in every root). */
 static void unsealSparse(chunksegState *cs) {
     chunkSegment *small[CHUNKSEG_SMALL_MAX * 4];
     size_t nsmall = 0, nsmall_all = 0;
     for (listNode *ln = listFirst(cs->segs), *next; ln; ln = next) {
         next = ln->next;
         chunkSegment *g = ln->value;
-        if (g->live * 2 < g->count) {
+        if (worthUnsealing(g)) {
             unseal(cs, g);
         } else if (liveBytes(g) < CHUNKSEG_PLAN_MAX / 4) {
             nsmall_all++;

@@ -11,8 +11,8 @@
  * reference ({"segment", "from", "to"}) instead of holding its elements. A
  * chunk that changes, or is freed, leaves its segment (its part goes to
  * the segment's "gone" list in the root) and is inline again. A segment
- * whose live share fell below half is unsealed: its remaining chunks go
- * back inline and are sealed again, with others, into a new one.
+ * left with few live chunks is unsealed: they go back inline and are
+ * sealed again, with others, into a new one.
  *
  * "A while" is key-seal-quiet ms, raised while sealed chunks keep changing
  * soon after they were sealed (random updates all over a big sorted set):
