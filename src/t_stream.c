@@ -349,8 +349,11 @@ static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_
 }
 
 /* Decodes the index record at off: the entry's ID, field count and JSON
- * length. Returns the offset of the next record. */
-static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, size_t *jlen) {
+ * length. Returns the offset of the next record. (Inlined where it runs
+ * once per entry scanned: streamIteratorGetRaw.) */
+static inline __attribute__((always_inline)) uint32_t nodeParseRecordInline(const streamNode *n, uint32_t off,
+                                                                           streamID *id, int64_t *numfields,
+                                                                           size_t *jlen) {
     const unsigned char *start = n->idx + off, *p = start;
     uint64_t msd = varintGet(&p);
     uint64_t seq = varintGet(&p);
@@ -362,6 +365,10 @@ static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id,
     if (jlen) *jlen = (size_t)jl;
     size_t body = (size_t)(p - start);
     return off + (uint32_t)(body + (size_t)varintLen(body));
+}
+
+static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, size_t *jlen) {
+    return nodeParseRecordInline(n, off, id, numfields, jlen);
 }
 
 /* Offset of the record that ends at `end`. */
@@ -924,6 +931,30 @@ int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields) {
         si->fp = entryFields(n->json + entry);
         return 1;
     }
+}
+
+/* The next entry of a forward walk (rev 0), for scanners that read its
+ * JSON in place (priority classification, t_stream_prio.c): as
+ * streamIteratorGetID, and *end is the entry's closing ']', so si->fp
+ * (its first field) and everything a scanner reads lies before it.
+ * Within the node of the previous entry, which is past the range's start,
+ * the next record is read without the iterator's general checks: this
+ * runs once per entry classified. */
+int streamIteratorGetRaw(streamIterator *si, streamID *id, int64_t *numfields, const char **end) {
+    streamNode *n = si->node;
+    if (n && si->pos < n->idx_used) {
+        size_t jlen;
+        si->pos = nodeParseRecordInline(n, si->pos, id, numfields, &jlen);
+        if (streamCompareID(id, &si->end) > 0) return 0;
+        const char *entry = n->json + si->jpos;
+        si->jpos += jlen + 1;
+        si->fp = entryFields(entry);
+        *end = entry + jlen - 1;
+        return 1;
+    }
+    if (!streamIteratorGetID(si, id, numfields)) return 0;
+    *end = si->node->json + si->jpos - 2; /* jpos: past the entry and its comma */
+    return 1;
 }
 
 /* The next field and value of the current entry. The pointers stay valid

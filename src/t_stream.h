@@ -329,6 +329,8 @@ static inline int streamIDEqZero(const streamID *id) { return !(id->ms || id->se
 
 void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, const streamID *end, int rev);
 int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields);
+/* Forward walks only: the entry's JSON in place, si->fp up to *end. */
+int streamIteratorGetRaw(streamIterator *si, streamID *id, int64_t *numfields, const char **end);
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen,
                             const unsigned char **value, size_t *vlen);
 void streamIteratorStop(streamIterator *si);

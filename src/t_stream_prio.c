@@ -50,34 +50,40 @@ typedef struct prioQueue {
     uint64_t size;  /* IDs queued */
 } prioQueue;
 
-static void queuePush(prioQueue *q, const streamID *id) {
-    if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) {
-        prioChunk *ch = zmalloc(sizeof(*ch));
-        ch->next = NULL;
-        ch->used = 0;
-        if (q->tail) q->tail->next = ch;
-        else {
-            q->head = ch;
-            q->hpos = 0;
-        }
-        q->tail = ch;
+/* A new chunk at the tail (once per PRIO_CHUNK_IDS pushes). */
+static void queueGrow(prioQueue *q) {
+    prioChunk *ch = zmalloc(sizeof(*ch));
+    ch->next = NULL;
+    ch->used = 0;
+    if (q->tail) q->tail->next = ch;
+    else {
+        q->head = ch;
+        q->hpos = 0;
     }
+    q->tail = ch;
+}
+
+static inline void queuePush(prioQueue *q, const streamID *id) {
+    if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) queueGrow(q);
     q->tail->ids[q->tail->used++] = *id;
     q->size++;
 }
 
 static const streamID *queueHead(const prioQueue *q) { return q->size ? &q->head->ids[q->hpos] : NULL; }
 
-static void queuePop(prioQueue *q) {
+/* The head chunk is used up: the next one becomes the head. */
+static void queueDropHead(prioQueue *q) {
+    prioChunk *next = q->head->next;
+    zfree(q->head);
+    q->head = next;
+    q->hpos = 0;
+    if (!next) q->tail = NULL;
+}
+
+static inline void queuePop(prioQueue *q) {
     if (!q->size) return;
     q->size--;
-    if (++q->hpos == q->head->used) {
-        prioChunk *next = q->head->next;
-        zfree(q->head);
-        q->head = next;
-        q->hpos = 0;
-        if (!next) q->tail = NULL;
-    }
+    if (++q->hpos == q->head->used) queueDropHead(q);
 }
 
 static void queueClear(prioQueue *q) {
@@ -106,6 +112,9 @@ struct streamPrio {
     sds field;                /* the entry field holding the priority */
     int field_plain;          /* field has no '"', '\\' or control byte:
                                * JSON text may spell it without escapes */
+    sds tok;                  /* field_plain: `"<field>","`, the field and
+                               * the opening quote of its value as an
+                               * entry's JSON spells them (prioClassOfRaw) */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -114,6 +123,11 @@ struct streamPrio {
                                         * with ID <= cursor was delivered */
     streamID scanned;         /* every entry <= scanned is classified */
     prioQueue q[PRIO_MAX_CLASSES]; /* undelivered IDs per class */
+    uint32_t queued;          /* bit k: q[k] is not empty */
+    uint32_t enough;          /* the schedule can pick once every class of
+                               * this mask has an entry queued (fair: both
+                               * classes; strict: the top level, which no
+                               * entry not yet classified can pass) */
     streamEntryHint hint[PRIO_MAX_CLASSES]; /* where each class's last
                                              * delivery was found */
     uint64_t removed_seen;    /* entries_added - length when the queues
@@ -129,9 +143,14 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
         unsigned char ch = (unsigned char)field[k];
         if (ch == '"' || ch == '\\' || ch < 0x20) p->field_plain = 0;
     }
+    if (p->field_plain) {
+        p->tok = sdscatlen(sdsnewlen("\"", 1), field, flen);
+        p->tok = sdscatlen(p->tok, "\",\"", 3);
+    }
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
+    p->enough = mode == PRIO_FAIR ? 3 : 1u << (PRIO_MAX_CLASSES - 1);
     return p;
 }
 
@@ -139,15 +158,31 @@ void streamPrioFree(streamPrio *p) {
     if (!p) return;
     for (int k = 0; k < PRIO_MAX_CLASSES; k++) queueClear(&p->q[k]);
     sdsfree(p->field);
+    sdsfree(p->tok);
     zfree(p);
+}
+
+/* Queueing an undelivered ID, delivering a class's head: the queues and
+ * the mask of the non-empty ones change together. */
+static inline void prioPush(streamPrio *p, int cls, const streamID *id) {
+    queuePush(&p->q[cls], id);
+    p->queued |= 1u << cls;
+}
+
+static inline void prioPop(streamPrio *p, int cls) {
+    queuePop(&p->q[cls]);
+    if (!p->q[cls].size) p->queued &= ~(1u << cls);
+}
+
+static void prioClearQueues(streamPrio *p) {
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) queueClear(&p->q[k]);
+    p->queued = 0;
 }
 
 /* Every class restarts after id: the index is rebuilt lazily. */
 static void prioResetCursors(streamPrio *p, const streamID *id) {
-    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-        queueClear(&p->q[k]);
-        p->cursor[k] = *id;
-    }
+    prioClearQueues(p);
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) p->cursor[k] = *id;
     p->scanned = *id;
 }
 
@@ -155,10 +190,9 @@ static void prioResetCursors(streamPrio *p, const streamID *id) {
  * copy): entries above the lowest cursor are classified again. */
 static void prioRebuildIndex(streamPrio *p) {
     streamID low = p->cursor[0];
-    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-        queueClear(&p->q[k]);
-        if (k < p->nclasses && streamCompareID(&p->cursor[k], &low) < 0) low = p->cursor[k];
-    }
+    prioClearQueues(p);
+    for (int k = 1; k < p->nclasses; k++)
+        if (streamCompareID(&p->cursor[k], &low) < 0) low = p->cursor[k];
     p->scanned = low;
 }
 
@@ -265,6 +299,43 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     return prioClassOf(p, PRIO_DEFAULT);
 }
 
+/* Whether the n bytes at a and b are equal, n >= 8: 8-byte words, the
+ * last one overlapping, no call (a field token is 8 to a few dozen
+ * bytes, and this runs once per entry classified). */
+static inline int prioBytesEqual(const char *a, const char *b, size_t n) {
+    uint64_t x, y;
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return 0;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
+
+/* The class of the entry streamIteratorGetRaw is on, whose JSON ends at
+ * end. The usual layout, the priority field first and spelled plainly,
+ * is recognized with one comparison of its token `"<field>","` (within
+ * the entry: it ends after the value's opening quote, before end) and a
+ * one-digit value read directly; any other goes to prioClassOfCurrent. */
+static inline int prioClassOfRaw(const streamPrio *p, streamIterator *si, int64_t numfields, const char *end) {
+    const char *fp = si->fp;
+    size_t tl = p->tok ? sdslen(p->tok) : 0;
+    if (tl >= 8 && numfields && (size_t)(end - fp) > tl + 1 && prioBytesEqual(fp, p->tok, tl)) {
+        /* The value's text lies before end; past a digit, v[1] is its
+         * next byte or closing quote, so v[2] is still inside it. */
+        const char *v = fp + tl;
+        if (v[0] >= '0' && v[0] <= '9') {
+            if (v[1] == '"') return prioClassOf(p, v[0] - '0');
+            if (v[0] != '0' && v[1] >= '0' && v[1] <= '9' && v[2] == '"')
+                return prioClassOf(p, (v[0] - '0') * 10 + (v[1] - '0'));
+        }
+    }
+    return prioClassOfCurrent(p, si, numfields);
+}
+
 /* The class of one entry by ID, or -1 if it does not exist. */
 static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     streamIterator si;
@@ -277,24 +348,22 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     return cls;
 }
 
-/* Whether every class has an undelivered entry queued. */
-static int prioAllQueued(const streamPrio *p) {
-    for (int k = 0; k < p->nclasses; k++)
-        if (!p->q[k].size) return 0;
-    return 1;
-}
+/* Whether enough is queued for the schedule's next pick (see enough). */
+static inline int prioEnoughQueued(const streamPrio *p) { return (p->queued & p->enough) == p->enough; }
 
 #define PRIO_CLASSIFY_BATCH 256 /* entries classified between checks */
 
 /* Classifies entries added after `scanned`, in ID order: each goes to its
  * class's queue unless that class already delivered past it. With `all`
- * every one of them; otherwise only until every class has an entry
- * queued (checked every PRIO_CLASSIFY_BATCH entries), which is all the
- * schedule needs to pick the next class: a class whose queue is empty
- * then has no undelivered entry at all, and a queue's head is its
- * class's oldest undelivered entry since classification goes in ID
- * order. Classifying just ahead of delivery also finds the entries still
- * in the CPU caches when they are replied. */
+ * every one of them; otherwise only until enough is queued for the
+ * schedule's next pick (checked every PRIO_CLASSIFY_BATCH entries): in
+ * fair mode an entry of each class, so that a class whose queue is empty
+ * has no undelivered entry at all; in strict mode one of the top level,
+ * which no later entry can pass. A queue's head is its class's oldest
+ * undelivered entry since classification goes in ID order, and the
+ * entries not classified yet are younger than every head (MAXWAIT's
+ * oldest head). Classifying just ahead of delivery also finds the
+ * entries still in the CPU caches when they are replied. */
 static void prioClassify(streamPrio *p, stream *s, int all) {
     if (streamCompareID(&s->last_id, &p->scanned) < 0) {
         /* XSETID moved the stream's last ID back (the stream emptied by
@@ -309,14 +378,15 @@ static void prioClassify(streamPrio *p, stream *s, int all) {
     if (streamIncrID(&start) != C_OK) return;
     streamIterator si;
     int64_t numfields;
+    const char *end;
     uint32_t batch = 0;
     streamIteratorStart(&si, s, &start, NULL, 0);
-    while (streamIteratorGetID(&si, &id, &numfields)) {
-        int cls = prioClassOfCurrent(p, &si, numfields);
-        if (streamCompareID(&id, &p->cursor[cls]) > 0) queuePush(&p->q[cls], &id);
-        p->scanned = id;
+    while (streamIteratorGetRaw(&si, &id, &numfields, &end)) {
+        int cls = prioClassOfRaw(p, &si, numfields, end);
+        if (streamCompareID(&id, &p->cursor[cls]) > 0) prioPush(p, cls, &id);
         if (!all && ++batch == PRIO_CLASSIFY_BATCH) {
-            if (prioAllQueued(p)) {
+            p->scanned = id;
+            if (prioEnoughQueued(p)) {
                 streamIteratorStop(&si);
                 return;
             }
@@ -335,7 +405,7 @@ static void prioClassifyNew(streamPrio *p, stream *s) { prioClassify(p, s, 1); }
 static inline void prioClassifyAhead(streamPrio *p, stream *s) {
     int cmp = streamCompareID(&p->scanned, &s->last_id);
     /* (cmp > 0: XSETID moved the last ID back, see prioClassify) */
-    if (cmp > 0 || (cmp < 0 && !prioAllQueued(p))) prioClassify(p, s, 0);
+    if (cmp > 0 || (cmp < 0 && !prioEnoughQueued(p))) prioClassify(p, s, 0);
 }
 
 static uint64_t streamRemovedCount(const stream *s) { return s->entries_added - s->length; }
@@ -352,6 +422,7 @@ static void prioPurgeDeleted(streamPrio *p, stream *s) {
             queuePop(q);
         }
         *q = fresh;
+        if (!q->size) p->queued &= ~(1u << k);
     }
     p->removed_seen = streamRemovedCount(s);
 }
@@ -367,7 +438,7 @@ static void prioPurgeHeads(streamPrio *p, stream *s) {
         while (q->size) {
             const streamID *id = queueHead(q);
             if (s->length && streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) break;
-            queuePop(q);
+            prioPop(p, k);
         }
     }
 }
@@ -383,9 +454,9 @@ int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     for (;;) {
         prioClassifyAhead(p, s);
         prioPurgeHeads(p, s); /* may empty a queue: classify further */
-        if (prioAllQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
+        if (prioEnoughQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
     }
-    return prioUndelivered(p) != 0;
+    return p->queued != 0;
 }
 
 int streamPrioIsUndelivered(stream *s, streamCG *cg, const streamID *id) {
@@ -415,31 +486,30 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
         uint32_t total = p->weights[0] + p->weights[1];
         uint32_t pos = p->cycle_pos < total ? p->cycle_pos : p->cycle_pos % total;
         int cls = pos < p->weights[0] ? 0 : 1;
-        if (p->q[cls].size) {
+        if (p->queued & (1u << cls)) {
             *next_pos = pos + 1 == total ? 0 : pos + 1;
             return cls;
         }
         /* The slot's class is empty: its remaining slots are skipped, the
          * first slot of the other class serves. */
         cls ^= 1;
-        if (!p->q[cls].size) return -1;
+        if (!p->queued) return -1;
         uint32_t slot = cls == 1 ? p->weights[0] : 0;
         *next_pos = slot + 1 == total ? 0 : slot + 1;
         return cls;
     }
     /* Strict: the starvation guard first, then the highest level. */
+    if (!p->queued) return -1;
     if (p->max_wait) {
         long long now = commandTimeSnapshot();
         int oldest = -1;
-        for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-            const streamID *h = queueHead(&p->q[k]);
-            if (h && (oldest < 0 || streamCompareID(h, queueHead(&p->q[oldest])) < 0)) oldest = k;
+        for (uint32_t m = p->queued; m; m &= m - 1) {
+            int k = __builtin_ctz(m);
+            if (oldest < 0 || streamCompareID(queueHead(&p->q[k]), queueHead(&p->q[oldest])) < 0) oldest = k;
         }
-        if (oldest >= 0 && now - (long long)queueHead(&p->q[oldest])->ms > p->max_wait) return oldest;
+        if (now - (long long)queueHead(&p->q[oldest])->ms > p->max_wait) return oldest;
     }
-    for (int k = PRIO_MAX_CLASSES - 1; k >= 0; k--)
-        if (p->q[k].size) return k;
-    return -1;
+    return 31 - __builtin_clz(p->queued);
 }
 
 /* Delivers up to count entries (0: all) by the schedule, as XREADGROUP
@@ -459,7 +529,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
         int cls = prioPickClass(p, &next_pos);
         if (cls < 0) break;
         streamID id = *queueHead(&p->q[cls]);
-        queuePop(&p->q[cls]);
+        prioPop(p, cls);
         p->cursor[cls] = id;
         if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], meta))
             continue; /* deleted since it was classified */
