@@ -24,12 +24,14 @@ Printed: instructions per delivered entry for each kind and its ratio
 to the plain group's (goal: <= 1.11 for FAIR and STRICT).
 
 Knobs (environment): ENTRIES, COUNT, KINDS (default "plain fair
-strict"), KEEP (a directory: the callgrind.out.<kind> files are kept
+strict"), LAYOUT ("blocks": half priority 9 then half 1, the
+default; "mixed": the same entries shuffled), KEEP (a directory: the callgrind.out.<kind> files are kept
 there for callgrind_annotate), CASQ_BIN (default
 build/release/casq-server), PORT (default 30890).
 """
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -46,6 +48,7 @@ COUNT = int(os.environ.get("COUNT", "100"))
 PORT = int(os.environ.get("PORT", "30890"))
 KINDS = os.environ.get("KINDS", "plain fair strict").split()
 KEEP = os.environ.get("KEEP")
+LAYOUT = os.environ.get("LAYOUT", "blocks")
 GROUP_ARGS = {"plain": [], "fair": ["PRIORITY", "FAIR"], "strict": ["PRIORITY", "STRICT"]}
 
 
@@ -66,13 +69,15 @@ def instructions(kind):
                 break
             except redis.ConnectionError:
                 time.sleep(0.1)
-        for prio in ("9", "1"):
-            pipe = r.pipeline(transaction=False)
-            for i in range(ENTRIES // 2):
-                pipe.execute_command("XADD", "q", "*", "priority", prio, "job", "payload-of-a-job")
-                if i % 1000 == 999:
-                    pipe.execute()
-            pipe.execute()
+        prios = ["9"] * (ENTRIES // 2) + ["1"] * (ENTRIES // 2)
+        if LAYOUT == "mixed":
+            random.Random(1).shuffle(prios)
+        pipe = r.pipeline(transaction=False)
+        for i, prio in enumerate(prios):
+            pipe.execute_command("XADD", "q", "*", "priority", prio, "job", "payload-of-a-job")
+            if i % 1000 == 999:
+                pipe.execute()
+        pipe.execute()
         r.execute_command("XGROUP", "CREATE", "q", "g", "0", *GROUP_ARGS[kind])
         delivered = 0
         while True:
@@ -101,7 +106,7 @@ def main():
         print(f"{kind:>8}: {ir} instructions in XREADGROUP for {n} entries = {res[kind]:.0f} per entry")
     for kind in KINDS:
         if kind != "plain" and "plain" in res:
-            print(f"{kind}/plain: {res[kind] / res['plain']:.3f} (COUNT {COUNT}, {ENTRIES} entries, NOACK)")
+            print(f"{kind}/plain: {res[kind] / res['plain']:.3f} (COUNT {COUNT}, {ENTRIES} entries, {LAYOUT}, NOACK)")
 
 
 if __name__ == "__main__":

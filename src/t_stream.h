@@ -329,8 +329,28 @@ static inline int streamIDEqZero(const streamID *id) { return !(id->ms || id->se
 
 void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, const streamID *end, int rev);
 int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields);
-/* Forward walks only: the entry's JSON in place, si->fp up to *end. */
-int streamIteratorGetRaw(streamIterator *si, streamID *id, int64_t *numfields, const char **end);
+/* Where an entry lies in its node, as a scan saw it (streamIteratorGetRawBatch)
+ * at a time given by streamLayoutEpoch(): valid while the node has not
+ * lost entries since (streamReplyWithEntry checks). */
+typedef struct streamEntryPos {
+    uint32_t rec;                  /* offset of its index record, or
+                                    * STREAM_POS_UNKNOWN */
+    uint32_t text;                 /* offset of its JSON text */
+    uint64_t epoch;                /* streamLayoutEpoch() when seen, or before */
+} streamEntryPos;
+#define STREAM_POS_UNKNOWN UINT32_MAX
+uint64_t streamLayoutEpoch(void);
+/* An entry's JSON in place (forward walks only): its fields from fields
+ * up to end (its closing ']'); at: its offsets (rec STREAM_POS_UNKNOWN if
+ * they do not fit), epoch not set. */
+typedef struct streamRawEntry {
+    streamID id;
+    int64_t numfields;
+    const char *fields;
+    const char *end;
+    streamEntryPos at;
+} streamRawEntry;
+size_t streamIteratorGetRawBatch(streamIterator *si, streamRawEntry *out, size_t max);
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen,
                             const unsigned char **value, size_t *vlen);
 void streamIteratorStop(streamIterator *si);
@@ -356,7 +376,8 @@ typedef struct streamEntryHint {
     size_t jpos;                   /* ... and its text offset */
     streamID id;                   /* that entry's ID */
 } streamEntryHint;
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta);
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, const streamEntryPos *at,
+                         int meta);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
 void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
 /* XREAD/XREADGROUP ... MAXSIZE: whether the running read's reply reached

@@ -36,18 +36,31 @@
  * Per-class FIFO of entry IDs
  * ===================================================================== */
 
-#define PRIO_CHUNK_IDS 255 /* a chunk is 4 KB */
+/* Each queued entry is 20 bytes: its ID's ms and (low 32 bits of) seq,
+ * and where classification saw it in its node (streamEntryPos: record
+ * and text offsets, valid while the node's gen stays at most the chunk's
+ * epoch), so that delivering it does not scan past the entries of other
+ * classes between it and its class's previous one. A seq that does not
+ * fit (explicit IDs only) is written as PRIO_SEQ_WIDE with its two
+ * halves in rec and text, and the entry has no position. Arrays rather
+ * than records: no padding. */
+#define PRIO_CHUNK_IDS 203 /* a chunk is 4 KB */
+#define PRIO_SEQ_WIDE UINT32_MAX
 
 typedef struct prioChunk {
     struct prioChunk *next;
-    uint32_t used; /* IDs written in ids */
-    streamID ids[PRIO_CHUNK_IDS];
+    uint32_t used;  /* entries written */
+    uint64_t epoch; /* streamLayoutEpoch() when the chunk was made */
+    uint64_t ms[PRIO_CHUNK_IDS];
+    uint32_t seq[PRIO_CHUNK_IDS];
+    uint32_t rec[PRIO_CHUNK_IDS];
+    uint32_t text[PRIO_CHUNK_IDS];
 } prioChunk;
 
 typedef struct prioQueue {
     prioChunk *head, *tail;
-    uint32_t hpos;  /* next ID to pop in head */
-    uint64_t size;  /* IDs queued */
+    uint32_t hpos;  /* next entry to pop in head */
+    uint64_t size;  /* entries queued */
 } prioQueue;
 
 /* A new chunk at the tail (once per PRIO_CHUNK_IDS pushes). */
@@ -55,6 +68,7 @@ static void queueGrow(prioQueue *q) {
     prioChunk *ch = zmalloc(sizeof(*ch));
     ch->next = NULL;
     ch->used = 0;
+    ch->epoch = streamLayoutEpoch();
     if (q->tail) q->tail->next = ch;
     else {
         q->head = ch;
@@ -63,13 +77,41 @@ static void queueGrow(prioQueue *q) {
     q->tail = ch;
 }
 
-static inline void queuePush(prioQueue *q, const streamID *id) {
+/* Queues id, seen at *at (NULL: position unknown). */
+static inline void queuePush(prioQueue *q, const streamID *id, const streamEntryPos *at) {
     if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) queueGrow(q);
-    q->tail->ids[q->tail->used++] = *id;
+    prioChunk *ch = q->tail;
+    uint32_t i = ch->used++;
+    ch->ms[i] = id->ms;
+    if (id->seq < PRIO_SEQ_WIDE) {
+        ch->seq[i] = (uint32_t)id->seq;
+        ch->rec[i] = at ? at->rec : STREAM_POS_UNKNOWN;
+        ch->text[i] = at ? at->text : 0;
+    } else {
+        ch->seq[i] = PRIO_SEQ_WIDE;
+        ch->rec[i] = (uint32_t)(id->seq >> 32);
+        ch->text[i] = (uint32_t)id->seq;
+    }
     q->size++;
 }
 
-static const streamID *queueHead(const prioQueue *q) { return q->size ? &q->head->ids[q->hpos] : NULL; }
+/* The ID of the head (the queue is not empty). */
+static inline streamID queueHeadID(const prioQueue *q) {
+    const prioChunk *ch = q->head;
+    uint32_t i = q->hpos;
+    streamID id = {ch->ms[i], ch->seq[i]};
+    if (ch->seq[i] == PRIO_SEQ_WIDE) id.seq = (uint64_t)ch->rec[i] << 32 | ch->text[i];
+    return id;
+}
+
+/* ... and where it was seen (rec STREAM_POS_UNKNOWN: not known). */
+static inline void queueHeadPos(const prioQueue *q, streamEntryPos *at) {
+    const prioChunk *ch = q->head;
+    uint32_t i = q->hpos;
+    at->rec = ch->seq[i] == PRIO_SEQ_WIDE ? STREAM_POS_UNKNOWN : ch->rec[i];
+    at->text = ch->text[i];
+    at->epoch = ch->epoch;
+}
 
 /* The head chunk is used up: the next one becomes the head. */
 static void queueDropHead(prioQueue *q) {
@@ -81,7 +123,6 @@ static void queueDropHead(prioQueue *q) {
 }
 
 static inline void queuePop(prioQueue *q) {
-    if (!q->size) return;
     q->size--;
     if (++q->hpos == q->head->used) queueDropHead(q);
 }
@@ -115,6 +156,8 @@ struct streamPrio {
     sds tok;                  /* field_plain: `"<field>","`, the field and
                                * the opening quote of its value as an
                                * entry's JSON spells them (prioClassOfRaw) */
+    size_t toklen;            /* its length, 0 without it */
+    uint8_t class_of[100];    /* the class of the values 0..99 */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -134,6 +177,8 @@ struct streamPrio {
                                * were last purged of deleted entries */
 };
 
+static int prioClassOf(const streamPrio *p, long long value);
+
 static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     streamPrio *p = zcalloc(sizeof(*p));
     p->mode = mode;
@@ -146,10 +191,12 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     if (p->field_plain) {
         p->tok = sdscatlen(sdsnewlen("\"", 1), field, flen);
         p->tok = sdscatlen(p->tok, "\",\"", 3);
+        p->toklen = sdslen(p->tok);
     }
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
+    for (int v = 0; v < 100; v++) p->class_of[v] = (uint8_t)prioClassOf(p, v);
     p->enough = mode == PRIO_FAIR ? 3 : 1u << (PRIO_MAX_CLASSES - 1);
     return p;
 }
@@ -164,8 +211,8 @@ void streamPrioFree(streamPrio *p) {
 
 /* Queueing an undelivered ID, delivering a class's head: the queues and
  * the mask of the non-empty ones change together. */
-static inline void prioPush(streamPrio *p, int cls, const streamID *id) {
-    queuePush(&p->q[cls], id);
+static inline void prioPush(streamPrio *p, int cls, const streamID *id, const streamEntryPos *at) {
+    queuePush(&p->q[cls], id, at);
     p->queued |= 1u << cls;
 }
 
@@ -315,25 +362,27 @@ static inline int prioBytesEqual(const char *a, const char *b, size_t n) {
     return x == y;
 }
 
-/* The class of the entry streamIteratorGetRaw is on, whose JSON ends at
- * end. The usual layout, the priority field first and spelled plainly,
- * is recognized with one comparison of its token `"<field>","` (within
- * the entry: it ends after the value's opening quote, before end) and a
- * one-digit value read directly; any other goes to prioClassOfCurrent. */
-static inline int prioClassOfRaw(const streamPrio *p, streamIterator *si, int64_t numfields, const char *end) {
-    const char *fp = si->fp;
-    size_t tl = p->tok ? sdslen(p->tok) : 0;
-    if (tl >= 8 && numfields && (size_t)(end - fp) > tl + 1 && prioBytesEqual(fp, p->tok, tl)) {
+/* The class of an entry from streamIteratorGetRawBatch. The usual layout,
+ * the priority field first and spelled plainly, is recognized with one
+ * comparison of its token `"<field>","` (within the entry: it ends after
+ * the value's opening quote, before end) and a value of one or two digits
+ * read directly; any other goes to prioClassOfCurrent (si on the entry's
+ * fields). */
+static inline int prioClassOfRaw(const streamPrio *p, streamIterator *si, const streamRawEntry *e) {
+    const char *fp = e->fields;
+    size_t tl = p->toklen;
+    if (tl >= 8 && e->numfields && (size_t)(e->end - fp) > tl + 1 && prioBytesEqual(fp, p->tok, tl)) {
         /* The value's text lies before end; past a digit, v[1] is its
          * next byte or closing quote, so v[2] is still inside it. */
         const char *v = fp + tl;
         if (v[0] >= '0' && v[0] <= '9') {
-            if (v[1] == '"') return prioClassOf(p, v[0] - '0');
+            if (v[1] == '"') return p->class_of[v[0] - '0'];
             if (v[0] != '0' && v[1] >= '0' && v[1] <= '9' && v[2] == '"')
-                return prioClassOf(p, (v[0] - '0') * 10 + (v[1] - '0'));
+                return p->class_of[(v[0] - '0') * 10 + (v[1] - '0')];
         }
     }
-    return prioClassOfCurrent(p, si, numfields);
+    si->fp = fp;
+    return prioClassOfCurrent(p, si, e->numfields);
 }
 
 /* The class of one entry by ID, or -1 if it does not exist. */
@@ -351,7 +400,7 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
 /* Whether enough is queued for the schedule's next pick (see enough). */
 static inline int prioEnoughQueued(const streamPrio *p) { return (p->queued & p->enough) == p->enough; }
 
-#define PRIO_CLASSIFY_BATCH 256 /* entries classified between checks */
+#define PRIO_CLASSIFY_BATCH 64 /* entries read at once, between checks */
 
 /* Classifies entries added after `scanned`, in ID order: each goes to its
  * class's queue unless that class already delivered past it. With `all`
@@ -374,23 +423,22 @@ static void prioClassify(streamPrio *p, stream *s, int all) {
         prioRebuildIndex(p);
     }
     if (streamCompareID(&s->last_id, &p->scanned) <= 0) return;
-    streamID start = p->scanned, id;
+    streamID start = p->scanned;
     if (streamIncrID(&start) != C_OK) return;
     streamIterator si;
-    int64_t numfields;
-    const char *end;
-    uint32_t batch = 0;
+    streamRawEntry batch[PRIO_CLASSIFY_BATCH];
+    size_t got;
     streamIteratorStart(&si, s, &start, NULL, 0);
-    while (streamIteratorGetRaw(&si, &id, &numfields, &end)) {
-        int cls = prioClassOfRaw(p, &si, numfields, end);
-        if (streamCompareID(&id, &p->cursor[cls]) > 0) prioPush(p, cls, &id);
-        if (!all && ++batch == PRIO_CLASSIFY_BATCH) {
-            p->scanned = id;
-            if (prioEnoughQueued(p)) {
-                streamIteratorStop(&si);
-                return;
-            }
-            batch = 0;
+    while ((got = streamIteratorGetRawBatch(&si, batch, PRIO_CLASSIFY_BATCH)) != 0) {
+        for (size_t i = 0; i < got; i++) {
+            const streamRawEntry *e = &batch[i];
+            int cls = prioClassOfRaw(p, &si, e);
+            if (streamCompareID(&e->id, &p->cursor[cls]) > 0) prioPush(p, cls, &e->id, &e->at);
+        }
+        p->scanned = batch[got - 1].id;
+        if (!all && prioEnoughQueued(p)) {
+            streamIteratorStop(&si);
+            return;
         }
     }
     streamIteratorStop(&si);
@@ -417,8 +465,10 @@ static void prioPurgeDeleted(streamPrio *p, stream *s) {
         prioQueue *q = &p->q[k], fresh = {0};
         if (!q->size) continue;
         while (q->size) {
-            const streamID *id = queueHead(q);
-            if (streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) queuePush(&fresh, id);
+            /* (Positions are not copied: the new chunks' epochs are
+             * later than when the entries were seen.) */
+            streamID id = queueHeadID(q);
+            if (streamCompareID(&id, &s->first_id) >= 0 && streamEntryExists(s, &id)) queuePush(&fresh, &id, NULL);
             queuePop(q);
         }
         *q = fresh;
@@ -436,8 +486,8 @@ static void prioPurgeHeads(streamPrio *p, stream *s) {
     for (int k = 0; k < p->nclasses; k++) {
         prioQueue *q = &p->q[k];
         while (q->size) {
-            const streamID *id = queueHead(q);
-            if (s->length && streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) break;
+            streamID id = queueHeadID(q);
+            if (s->length && streamCompareID(&id, &s->first_id) >= 0 && streamEntryExists(s, &id)) break;
             prioPop(p, k);
         }
     }
@@ -503,11 +553,16 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
     if (p->max_wait) {
         long long now = commandTimeSnapshot();
         int oldest = -1;
+        streamID oldest_id = {0, 0};
         for (uint32_t m = p->queued; m; m &= m - 1) {
             int k = __builtin_ctz(m);
-            if (oldest < 0 || streamCompareID(queueHead(&p->q[k]), queueHead(&p->q[oldest])) < 0) oldest = k;
+            streamID h = queueHeadID(&p->q[k]);
+            if (oldest < 0 || streamCompareID(&h, &oldest_id) < 0) {
+                oldest = k;
+                oldest_id = h;
+            }
         }
-        if (now - (long long)queueHead(&p->q[oldest])->ms > p->max_wait) return oldest;
+        if (now - (long long)oldest_id.ms > p->max_wait) return oldest;
     }
     return 31 - __builtin_clz(p->queued);
 }
@@ -523,15 +578,20 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
     void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
     long long now = commandTimeSnapshot();
+    prioClassifyAhead(p, s);
     while (!count || sent < count) {
         uint32_t next_pos;
-        prioClassifyAhead(p, s);
+        /* (The stream does not change here: scanned stays at most its
+         * last ID after the first call.) */
+        if (!prioEnoughQueued(p)) prioClassifyAhead(p, s);
         int cls = prioPickClass(p, &next_pos);
         if (cls < 0) break;
-        streamID id = *queueHead(&p->q[cls]);
+        streamID id = queueHeadID(&p->q[cls]);
+        streamEntryPos at;
+        queueHeadPos(&p->q[cls], &at);
         prioPop(p, cls);
         p->cursor[cls] = id;
-        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], meta))
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], &at, meta))
             continue; /* deleted since it was classified */
         p->cycle_pos = next_pos;
         if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
@@ -627,15 +687,17 @@ static streamID prioRestartPoint(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
     prioClassifyNew(p, s);
     prioPurgeDeleted(p, s);
-    const streamID *low = NULL;
+    int found = 0;
+    streamID low = {0, 0};
     for (int k = 0; k < p->nclasses; k++) {
-        const streamID *h = queueHead(&p->q[k]);
-        if (h && (!low || streamCompareID(h, low) < 0)) low = h;
+        if (!p->q[k].size) continue;
+        streamID h = queueHeadID(&p->q[k]);
+        if (!found || streamCompareID(&h, &low) < 0) low = h;
+        found = 1;
     }
-    if (!low) return cg->last_id;
-    streamID r = *low;
-    streamDecrID(&r);
-    return r;
+    if (!found) return cg->last_id;
+    streamDecrID(&low);
+    return low;
 }
 
 /* Applies a parsed spec to a group: OFF turns priority off (the group's
