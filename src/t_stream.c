@@ -984,6 +984,35 @@ size_t streamIteratorGetRawBatch(streamIterator *si, streamRawEntry *out, size_t
     return got;
 }
 
+/* streamIteratorStart(si, s, start, NULL, 0), resuming where a walk that
+ * ended with the entry just before start left off (streamIteratorSaveHint)
+ * when that still holds: its node alive, unchanged, and the one start
+ * falls in. A walk resumed often (classification, a batch at a time)
+ * then does not scan its node again from the start to find its place. */
+void streamIteratorStartAfter(streamIterator *si, stream *s, const streamID *start, const streamEntryHint *hint) {
+    streamIteratorStart(si, s, start, NULL, 0);
+    if (!hint || !hint->node || hint->freed != streamNodesFreed || !idtreeIterValid(&si->ni)) return;
+    streamNode *n = idtreeIterVal(&si->ni);
+    streamID next = hint->id;
+    if (n != hint->node || n->gen != hint->gen || streamIncrID(&next) != C_OK || streamCompareID(&next, start) != 0)
+        return;
+    si->node = n;
+    si->pos = hint->pos;
+    si->jpos = hint->jpos;
+}
+
+/* Where a forward walk stands after returning the entry last (see
+ * streamIteratorStartAfter). */
+void streamIteratorSaveHint(const streamIterator *si, const streamID *last, streamEntryHint *hint) {
+    hint->node = si->node;
+    if (!si->node) return;
+    hint->gen = si->node->gen;
+    hint->freed = streamNodesFreed;
+    hint->pos = si->pos;
+    hint->jpos = si->jpos;
+    hint->id = *last;
+}
+
 /* The next field and value of the current entry. The pointers stay valid
  * until the next call (or the next entry). */
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen, const unsigned char **value,

@@ -351,6 +351,10 @@ typedef struct streamRawEntry {
     streamEntryPos at;
 } streamRawEntry;
 size_t streamIteratorGetRawBatch(streamIterator *si, streamRawEntry *out, size_t max);
+/* A forward walk resumed after the entry a previous one ended with. */
+typedef struct streamEntryHint streamEntryHint;
+void streamIteratorStartAfter(streamIterator *si, stream *s, const streamID *start, const streamEntryHint *hint);
+void streamIteratorSaveHint(const streamIterator *si, const streamID *last, streamEntryHint *hint);
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen,
                             const unsigned char **value, size_t *vlen);
 void streamIteratorStop(streamIterator *si);
@@ -368,14 +372,14 @@ void addReplyStreamID(client *c, const streamID *id);
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
 /* A remembered position for streamReplyWithEntry (no reference held). */
-typedef struct streamEntryHint {
+struct streamEntryHint {
     const void *node;              /* the node of the last entry found */
     uint64_t gen;                  /* its gen then */
     uint64_t freed;                /* nodes freed then (node still alive?) */
     uint32_t pos;                  /* the index record after that entry */
     size_t jpos;                   /* ... and its text offset */
     streamID id;                   /* that entry's ID */
-} streamEntryHint;
+};
 int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, const streamEntryPos *at,
                          int meta);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);

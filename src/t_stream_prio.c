@@ -165,6 +165,8 @@ struct streamPrio {
     streamID cursor[PRIO_MAX_CLASSES]; /* durable: every entry of the class
                                         * with ID <= cursor was delivered */
     streamID scanned;         /* every entry <= scanned is classified */
+    streamEntryHint scan_hint; /* where classification stopped, after
+                                * scanned (streamIteratorStartAfter) */
     prioQueue q[PRIO_MAX_CLASSES]; /* undelivered IDs per class */
     uint32_t queued;          /* bit k: q[k] is not empty */
     uint32_t enough;          /* the schedule can pick once every class of
@@ -428,7 +430,7 @@ static void prioClassify(streamPrio *p, stream *s, int all) {
     streamIterator si;
     streamRawEntry batch[PRIO_CLASSIFY_BATCH];
     size_t got;
-    streamIteratorStart(&si, s, &start, NULL, 0);
+    streamIteratorStartAfter(&si, s, &start, &p->scan_hint);
     while ((got = streamIteratorGetRawBatch(&si, batch, PRIO_CLASSIFY_BATCH)) != 0) {
         for (size_t i = 0; i < got; i++) {
             const streamRawEntry *e = &batch[i];
@@ -437,6 +439,7 @@ static void prioClassify(streamPrio *p, stream *s, int all) {
         }
         p->scanned = batch[got - 1].id;
         if (!all && prioEnoughQueued(p)) {
+            streamIteratorSaveHint(&si, &p->scanned, &p->scan_hint);
             streamIteratorStop(&si);
             return;
         }
