@@ -9,26 +9,30 @@ A benchmark, not a test: it asserts nothing, it prints figures.
 One casq (release build, state in /dev/shm so a commit's fsync is free and
 the figures show the delivery path, not the disk) holds, for each COUNT c
 of 1, 10 and 100, a stream of min(ENTRIES, 20000 c) entries: half high
-(priority 9) then half normal. Each round creates a fresh plain group and
-a fresh FAIR priority group at 0 and runs the same redis-benchmark load on
-both, interleaved, reading the whole stream (so the priority group pays
-for classifying every entry once, as it does in real use):
+(priority 9) then half normal. Each round creates a fresh plain group, a
+fresh FAIR and a fresh STRICT priority group at 0 and runs the same
+redis-benchmark load on each in turn (the order rotating from round to
+round), reading the whole stream (so a priority group pays for
+classifying every entry once, as it does in real use):
 
     XREADGROUP GROUP <g> c COUNT <c> NOACK STREAMS q<c> >
 
-(NOACK: the PEL's commit cost is the same for both kinds and would hide
-the delivery path). Printed: requests/s (median
-of the rounds) and the server's CPU time per delivered entry (user+system
-from /proc, the best round: steadier than requests/s on a shared
-machine, where background load only ever adds), and the ratios
-priority/plain (goal: throughput >= 0.9x).
+(NOACK: the PEL's commit cost is the same for every kind and would hide
+the delivery path). Printed for each kind: requests/s, the median of the
+rounds, and its ratio to the plain group's as the median of the rounds'
+own ratios (each priority run against the plain run of the same round,
+seconds apart: the machine's load drifts less between them than across
+the whole benchmark); the server's CPU time per delivered entry
+(user+system from /proc, the best round: background load only ever adds)
+and its ratio plain/priority. Goal: >= 0.9x for both.
 
 Memory: INFO used_memory before and after a priority group indexes every
 entry of the stream as undelivered (XINFO GROUPS classifies them all),
-divided by the entries (goal: <= 24 bytes per undelivered entry).
+divided by the entries, for FAIR and STRICT (goal: <= 24 bytes per
+undelivered entry).
 
 Knobs (environment): ENTRIES, REPEAT, CLIENTS, COUNTS="1 10 100",
-CASQ_BIN (default build/release/casq-server), PORT (default 30800).
+KINDS="fair strict" (the plain group always runs), CASQ_BIN (default build/release/casq-server), PORT (default 30800).
 """
 
 import os
@@ -47,6 +51,8 @@ ENTRIES = int(os.environ.get("ENTRIES", "1000000"))
 REPEAT = int(os.environ.get("REPEAT", "5"))
 CLIENTS = int(os.environ.get("CLIENTS", "20"))
 COUNTS = [int(x) for x in os.environ.get("COUNTS", "1 10 100").split()]
+KINDS = ["plain"] + [k for k in os.environ.get("KINDS", "fair strict").split() if k != "plain"]
+GROUP_ARGS = {"plain": [], "fair": ["PRIORITY", "FAIR"], "strict": ["PRIORITY", "STRICT"]}
 PORT = int(os.environ.get("PORT", "30800"))
 
 
@@ -100,45 +106,59 @@ def main():
         big = max(COUNTS)
 
         # Memory of the index: every entry undelivered in one priority group.
-        m0 = r.info("memory")["used_memory"]
-        r.execute_command("XGROUP", "CREATE", f"q{big}", "memprobe", "0", "PRIORITY", "FAIR")
-        lag = None
-        for g in r.execute_command("XINFO", "GROUPS", f"q{big}"):
-            d = dict(zip(g[::2], g[1::2]))
-            if d[b"name"] == b"memprobe":
-                lag = d[b"lag"]
-        m1 = r.info("memory")["used_memory"]
-        print(f"memory: {m1 - m0} bytes for {lag} undelivered entries = {(m1 - m0) / max(lag, 1):.2f} bytes/entry "
-              f"(goal <= 24)")
-        r.execute_command("XGROUP", "DESTROY", f"q{big}", "memprobe")
+        for kind in ("fair", "strict"):
+            m0 = r.info("memory")["used_memory"]
+            r.execute_command("XGROUP", "CREATE", f"q{big}", "memprobe", "0", *GROUP_ARGS[kind])
+            lag = None
+            for g in r.execute_command("XINFO", "GROUPS", f"q{big}"):
+                d = dict(zip(g[::2], g[1::2]))
+                if d[b"name"] == b"memprobe":
+                    lag = d[b"lag"]
+            m1 = r.info("memory")["used_memory"]
+            print(f"memory, {kind}: {m1 - m0} bytes for {lag} undelivered entries = "
+                  f"{(m1 - m0) / max(lag, 1):.2f} bytes/entry (goal <= 24)")
+            r.execute_command("XGROUP", "DESTROY", f"q{big}", "memprobe")
 
-        print(f"\nXREADGROUP ... COUNT c NOACK, {CLIENTS} clients, {REPEAT} rounds: rps median, CPU best")
-        print(f"{'COUNT':>5} {'plain rps':>11} {'prio rps':>11} {'ratio':>6} {'plain us/entry':>15} "
-              f"{'prio us/entry':>14} {'ratio':>6}")
+        print(f"\nXREADGROUP ... COUNT c NOACK, {CLIENTS} clients, {REPEAT} rounds, kinds interleaved "
+              f"(the order rotating): requests/s median; ratio: the median of the rounds' own ratios "
+              f"(each priority run against the plain run next to it); CPU: us per entry, best round")
+        others = [k for k in KINDS if k != "plain"]
+        head = f"{'COUNT':>5} {'plain rps':>10}"
+        for k in others:
+            head += f" {k + ' rps':>11} {'ratio':>6}"
+        head += f" {'plain us':>9}"
+        for k in others:
+            head += f" {k + ' us':>10} {'ratio':>6}"
+        print(head)
         gid = 0
         for count in COUNTS:
             n = sizes[count] // count
-            res = {"plain": [], "prio": []}
-            cpu = {"plain": [], "prio": []}
+            rps = {k: [] for k in KINDS}
+            cpu = {k: [] for k in KINDS}
             for rnd in range(REPEAT):
-                # Alternate which kind goes first (background noise, caches).
-                for kind in (("plain", "prio") if rnd % 2 == 0 else ("prio", "plain")):
+                # Rotate which kind goes first (background noise, caches).
+                order = KINDS[rnd % len(KINDS):] + KINDS[:rnd % len(KINDS)]
+                for kind in order:
                     gid += 1
                     g = f"{kind}{gid}"
-                    extra = ["PRIORITY", "FAIR"] if kind == "prio" else []
-                    r.execute_command("XGROUP", "CREATE", f"q{count}", g, "0", *extra)
+                    r.execute_command("XGROUP", "CREATE", f"q{count}", g, "0", *GROUP_ARGS[kind])
                     c0 = cpu_seconds(proc.pid)
-                    rps = bench(PORT, "XREADGROUP", "GROUP", g, "c", "COUNT", str(count), "NOACK", "STREAMS",
-                                f"q{count}", ">", n=n)
+                    rps[kind].append(bench(PORT, "XREADGROUP", "GROUP", g, "c", "COUNT", str(count), "NOACK",
+                                           "STREAMS", f"q{count}", ">", n=n))
                     c1 = cpu_seconds(proc.pid)
-                    res[kind].append(rps)
                     cpu[kind].append((c1 - c0) * 1e6 / (n * count))
                     r.execute_command("XGROUP", "DESTROY", f"q{count}", g)
-            pr, qr = statistics.median(res["plain"]), statistics.median(res["prio"])
-            # CPU: the best round of each (background load only ever adds).
-            pc, qc = min(cpu["plain"]), min(cpu["prio"])
-            print(f"{count:>5} {pr:>11.0f} {qr:>11.0f} {qr / pr:>6.2f} {pc:>15.2f} {qc:>14.2f} {pc / qc:>6.2f}")
-        print("\nratios: priority/plain for rps, plain/priority for CPU (>= 0.9 is the goal for both)")
+            line = f"{count:>5} {statistics.median(rps['plain']):>10.0f}"
+            for k in others:
+                paired = [a / b for a, b in zip(rps[k], rps["plain"])]
+                line += f" {statistics.median(rps[k]):>11.0f} {statistics.median(paired):>6.2f}"
+            pc = min(cpu["plain"])
+            line += f" {pc:>9.2f}"
+            for k in others:
+                # CPU: the best round of each (background load only ever adds).
+                line += f" {min(cpu[k]):>10.2f} {pc / min(cpu[k]):>6.2f}"
+            print(line, flush=True)
+        print("\nratios: priority/plain for requests/s, plain/priority for CPU (goal: >= 0.9 for both)")
     finally:
         proc.terminate()
         proc.wait()
