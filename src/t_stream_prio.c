@@ -17,12 +17,16 @@
  * is "every entry of the class up to its cursor": the durable state is
  * just the cursors, the cycle position and the settings (the "priority"
  * object of a group in the state document). In memory, each class has a
- * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
- * chunks), filled by classifying new entries once, in ID order, up to
- * `scanned`, just ahead of delivery (prioClassify). Deleted entries
+ * FIFO of its undelivered entries (20 bytes per entry, in chunks: the ID
+ * and where classification saw the entry in its node, so that delivering
+ * it neither looks it up from its node's start nor scans past the other
+ * classes' entries), filled by classifying new entries once, in ID order,
+ * up to `scanned`, just ahead of delivery (prioClassify). Deleted entries
  * (XDEL, trimming) are dropped lazily: a delivery skips IDs that no
  * longer exist, and XINFO purges the queues when entries were removed
- * since it last looked, so its counts and the lag are exact. IDs only: nodes are freed, and join or leave segments. */
+ * since it last looked, so its counts and the lag are exact. No node
+ * pointers are kept (nodes are freed, and join or leave segments): a
+ * position is used only while its node is unchanged (streamEntryPos). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
