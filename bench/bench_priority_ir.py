@@ -25,7 +25,8 @@ to the plain group's (goal: <= 1.11 for FAIR and STRICT).
 
 Knobs (environment): ENTRIES, COUNT, KINDS (default "plain fair
 strict"), LAYOUT ("blocks": half priority 9 then half 1, the
-default; "mixed": the same entries shuffled), KEEP (a directory: the callgrind.out.<kind> files are kept
+default; "mixed": the same entries shuffled; "levels": priorities 0 to 9
+in random order), KEEP (a directory: the callgrind.out.<kind> files are kept
 there for callgrind_annotate), CASQ_BIN (default
 build/release/casq-server), PORT (default 30890).
 """
@@ -69,8 +70,11 @@ def instructions(kind):
                 break
             except redis.ConnectionError:
                 time.sleep(0.1)
-        prios = ["9"] * (ENTRIES // 2) + ["1"] * (ENTRIES // 2)
-        if LAYOUT == "mixed":
+        if LAYOUT == "levels":
+            prios = [str(i % 10) for i in range(ENTRIES)]
+        else:
+            prios = ["9"] * (ENTRIES // 2) + ["1"] * (ENTRIES // 2)
+        if LAYOUT in ("mixed", "levels"):
             random.Random(1).shuffle(prios)
         pipe = r.pipeline(transaction=False)
         for i, prio in enumerate(prios):
