@@ -187,6 +187,23 @@ start_server {tags {"stream" "casq-only"}} {
              [prio_values [r xreadgroup group g2 c count 2 streams q >]]
     } {{h b g e a c f i d j} {d a}}
 
+    # The queues keep a sequence number in 32 bits when it fits.
+    test {STRICT: entry IDs with sequence numbers of 32 bits and more} {
+        r del q
+        set mode [lindex [r config get stream-id-mode] 1]
+        r config set stream-id-mode liberal
+        r xadd q 5-4294967294 priority 1 n a
+        r xadd q 5-4294967295 priority 2 n b
+        r xadd q 5-4294967296 priority 1 n c
+        r xadd q 5-18446744073709551614 priority 2 n d
+        r xadd q 6-0 priority 1 n e
+        r config set stream-id-mode $mode
+        r xgroup create q g 0 PRIORITY STRICT
+        set first [r xreadgroup group g c count 1 streams q >]
+        list [lindex $first 0 1 0 0] [prio_values $first] [prio_values [r xreadgroup group g c streams q >]] \
+             [dict get [prio_group_info q g] last-delivered-id]
+    } {5-4294967295 b {d a c e} 6-0}
+
     test {STRICT: a new high entry overtakes older low ones} {
         r del q
         r xadd q * priority 1 n a
