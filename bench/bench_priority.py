@@ -9,22 +9,22 @@ A benchmark, not a test: it asserts nothing, it prints figures.
 One casq (release build, state in /dev/shm so a commit's fsync is free and
 the figures show the delivery path, not the disk) holds, for each COUNT c
 of 1, 10 and 100, a stream of min(ENTRIES, 20000 c) entries: half high
-(priority 9) then half normal. Each round creates a fresh plain group, a
-fresh FAIR and a fresh STRICT priority group at 0 and runs the same
-redis-benchmark load on each in turn (the order rotating from round to
-round), reading the whole stream (so a priority group pays for
-classifying every entry once, as it does in real use):
+(priority 9) then half normal. Each round runs the same redis-benchmark
+load on fresh groups at 0, one after the other: plain, FAIR, plain,
+STRICT, plain (the priority kinds' order rotating from round to round),
+each reading the whole stream (so a priority group pays for classifying
+every entry once, as it does in real use):
 
     XREADGROUP GROUP <g> c COUNT <c> NOACK STREAMS q<c> >
 
 (NOACK: the PEL's commit cost is the same for every kind and would hide
-the delivery path). Printed for each kind: requests/s, the median of the
-rounds, and its ratio to the plain group's as the median of the rounds'
-own ratios (each priority run against the plain run of the same round,
-seconds apart: the machine's load drifts less between them than across
-the whole benchmark); the server's CPU time per delivered entry
-(user+system from /proc, the best round: background load only ever adds)
-and its ratio plain/priority. Goal: >= 0.9x for both.
+the delivery path). Printed for each kind: requests/s, the median of its
+runs, and for a priority kind the median over the rounds of its
+requests/s divided by the mean of the plain runs just before and after
+it (seconds apart: a drift of the machine's load cancels, which a ratio
+of medians over the whole benchmark does not); the server's CPU time per
+delivered entry (user+system from /proc, the best run: background load
+only ever adds) and its ratio plain/priority. Goal: >= 0.9x for both.
 
 Memory: INFO used_memory before and after a priority group indexes every
 entry of the stream as undelivered (XINFO GROUPS classifies them all),
@@ -32,7 +32,8 @@ divided by the entries, for FAIR and STRICT (goal: <= 24 bytes per
 undelivered entry).
 
 Knobs (environment): ENTRIES, REPEAT, CLIENTS, COUNTS="1 10 100",
-KINDS="fair strict" (the plain group always runs), CASQ_BIN (default build/release/casq-server), PORT (default 30800).
+KINDS="fair strict" (the plain group always runs), CASQ_BIN (default
+build/release/casq-server), PORT (default 30800).
 """
 
 import os
@@ -119,9 +120,9 @@ def main():
                   f"{(m1 - m0) / max(lag, 1):.2f} bytes/entry (goal <= 24)")
             r.execute_command("XGROUP", "DESTROY", f"q{big}", "memprobe")
 
-        print(f"\nXREADGROUP ... COUNT c NOACK, {CLIENTS} clients, {REPEAT} rounds, kinds interleaved "
-              f"(the order rotating): requests/s median; ratio: the median of the rounds' own ratios "
-              f"(each priority run against the plain run next to it); CPU: us per entry, best round")
+        print(f"\nXREADGROUP ... COUNT c NOACK, {CLIENTS} clients, {REPEAT} rounds of plain, prio, plain, prio, "
+              f"plain: requests/s median; ratio: the median over the rounds of each priority run's requests/s "
+              f"over the mean of the plain runs before and after it; CPU: us per entry, best run")
         others = [k for k in KINDS if k != "plain"]
         head = f"{'COUNT':>5} {'plain rps':>10}"
         for k in others:
@@ -135,23 +136,36 @@ def main():
             n = sizes[count] // count
             rps = {k: [] for k in KINDS}
             cpu = {k: [] for k in KINDS}
+            paired = {k: [] for k in others}
+
+            def run(kind):
+                nonlocal gid
+                gid += 1
+                g = f"{kind}{gid}"
+                r.execute_command("XGROUP", "CREATE", f"q{count}", g, "0", *GROUP_ARGS[kind])
+                c0 = cpu_seconds(proc.pid)
+                x = bench(PORT, "XREADGROUP", "GROUP", g, "c", "COUNT", str(count), "NOACK", "STREAMS", f"q{count}",
+                          ">", n=n)
+                c1 = cpu_seconds(proc.pid)
+                r.execute_command("XGROUP", "DESTROY", f"q{count}", g)
+                rps[kind].append(x)
+                cpu[kind].append((c1 - c0) * 1e6 / (n * count))
+                return x
+
             for rnd in range(REPEAT):
-                # Rotate which kind goes first (background noise, caches).
-                order = KINDS[rnd % len(KINDS):] + KINDS[:rnd % len(KINDS)]
+                # Each priority run between two plain runs, compared with
+                # their mean (a drift of the load cancels); the priority
+                # kinds' order rotating from round to round.
+                order = others[rnd % len(others):] + others[:rnd % len(others)]
+                before = run("plain")
                 for kind in order:
-                    gid += 1
-                    g = f"{kind}{gid}"
-                    r.execute_command("XGROUP", "CREATE", f"q{count}", g, "0", *GROUP_ARGS[kind])
-                    c0 = cpu_seconds(proc.pid)
-                    rps[kind].append(bench(PORT, "XREADGROUP", "GROUP", g, "c", "COUNT", str(count), "NOACK",
-                                           "STREAMS", f"q{count}", ">", n=n))
-                    c1 = cpu_seconds(proc.pid)
-                    cpu[kind].append((c1 - c0) * 1e6 / (n * count))
-                    r.execute_command("XGROUP", "DESTROY", f"q{count}", g)
+                    x = run(kind)
+                    after = run("plain")
+                    paired[kind].append(2 * x / (before + after))
+                    before = after
             line = f"{count:>5} {statistics.median(rps['plain']):>10.0f}"
             for k in others:
-                paired = [a / b for a, b in zip(rps[k], rps["plain"])]
-                line += f" {statistics.median(rps[k]):>11.0f} {statistics.median(paired):>6.2f}"
+                line += f" {statistics.median(rps[k]):>11.0f} {statistics.median(paired[k]):>6.2f}"
             pc = min(cpu["plain"])
             line += f" {pc:>9.2f}"
             for k in others:
