@@ -828,8 +828,13 @@ sds streamPrioCatJSON(sds out, const streamCG *cg) {
     out = sdscatlen(out, "\",\"field\":", 10);
     out = jsonCatBytes(out, p->field, sdslen(p->field));
     if (p->mode == PRIO_FAIR) {
-        out = sdscatprintf(out, ",\"weights\":[%u,%u],\"cycle_pos\":%u", p->weights[0], p->weights[1],
-                           p->cycle_pos);
+        /* (No printf: this runs at every commit of the group.) */
+        out = sdscatlen(out, ",\"weights\":[", 12);
+        out = jsonCatU64(out, p->weights[0]);
+        out = sdscatlen(out, ",", 1);
+        out = jsonCatU64(out, p->weights[1]);
+        out = sdscatlen(out, "],\"cycle_pos\":", 14);
+        out = jsonCatU64(out, p->cycle_pos);
     } else {
         out = sdscatlen(out, ",\"max_wait_ms\":", 15);
         out = jsonCatI64(out, p->max_wait);
