@@ -26,7 +26,8 @@ to the plain group's (goal: <= 1.11 for FAIR and STRICT).
 Knobs (environment): ENTRIES, COUNT, KINDS (default "plain fair
 strict"), LAYOUT ("blocks": half priority 9 then half 1, the
 default; "mixed": the same entries shuffled; "levels": priorities 0 to 9
-in random order), KEEP (a directory: the callgrind.out.<kind> files are kept
+in random order), NOACK (default 1; 0: the deliveries enter the PELs),
+KEEP (a directory: the callgrind.out.<kind> files are kept
 there for callgrind_annotate), CASQ_BIN (default
 build/release/casq-server), PORT (default 30890).
 """
@@ -50,6 +51,7 @@ PORT = int(os.environ.get("PORT", "30890"))
 KINDS = os.environ.get("KINDS", "plain fair strict").split()
 KEEP = os.environ.get("KEEP")
 LAYOUT = os.environ.get("LAYOUT", "blocks")
+NOACK = os.environ.get("NOACK", "1") != "0"
 GROUP_ARGS = {"plain": [], "fair": ["PRIORITY", "FAIR"], "strict": ["PRIORITY", "STRICT"]}
 
 
@@ -85,7 +87,8 @@ def instructions(kind):
         r.execute_command("XGROUP", "CREATE", "q", "g", "0", *GROUP_ARGS[kind])
         delivered = 0
         while True:
-            rep = r.execute_command("XREADGROUP", "GROUP", "g", "c", "COUNT", str(COUNT), "NOACK", "STREAMS", "q", ">")
+            rep = r.execute_command("XREADGROUP", "GROUP", "g", "c", "COUNT", str(COUNT), *(["NOACK"] if NOACK else []),
+                                    "STREAMS", "q", ">")
             if not rep:
                 break
             delivered += len(rep[0][1])
@@ -110,7 +113,7 @@ def main():
         print(f"{kind:>8}: {ir} instructions in XREADGROUP for {n} entries = {res[kind]:.0f} per entry")
     for kind in KINDS:
         if kind != "plain" and "plain" in res:
-            print(f"{kind}/plain: {res[kind] / res['plain']:.3f} (COUNT {COUNT}, {ENTRIES} entries, {LAYOUT}, NOACK)")
+            print(f"{kind}/plain: {res[kind] / res['plain']:.3f} (COUNT {COUNT}, {ENTRIES} entries, {LAYOUT}, {'NOACK' if NOACK else 'pending entries'})")
 
 
 if __name__ == "__main__":
