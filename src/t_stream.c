@@ -1433,17 +1433,6 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     return arraylen;
 }
 
-/* Sends one entry as [id, [f, v, ...]] (no header: like
- * STREAM_RWR_RAWENTRIES; with meta, XREADGROUP CLAIM's [id, [f, v, ...],
- * 0, 0] of a new entry) and returns 1, or returns 0 if it does not exist.
- * With a hint, lookups of increasing IDs within one node scan on from the
- * previous one instead of from the node's start (priority delivery looks
- * up each class's entries in ID order, see t_stream_prio.c); the hint
- * holds no reference: it is used only while its node is alive (no node
- * freed since) and, to scan on, unchanged (gen is unique, even across
- * nodes). With at (NULL: none), where a scan saw the entry, no scan at
- * all while its node is unchanged since then: priority delivery would
- * otherwise scan past the entries of the other classes in between. */
 /* streamReplyWithEntry's reply, the entry found: the record after its
  * own at next, its text at text (jlen bytes). The hint moves past it. */
 static void streamReplyEntryAt(client *c, streamNode *n, uint32_t next, size_t text, size_t jlen, const streamID *id,
@@ -1475,6 +1464,17 @@ static void streamReplyEntryAt(client *c, streamNode *n, uint32_t next, size_t t
     }
 }
 
+/* Sends one entry as [id, [f, v, ...]] (no header: like
+ * STREAM_RWR_RAWENTRIES; with meta, XREADGROUP CLAIM's [id, [f, v, ...],
+ * 0, 0] of a new entry) and returns 1, or returns 0 if it does not exist.
+ * With a hint, lookups of increasing IDs within one node scan on from the
+ * previous one instead of from the node's start (priority delivery looks
+ * up each class's entries in ID order, see t_stream_prio.c); the hint
+ * holds no reference: it is used only while its node is alive (no node
+ * freed since) and, to scan on, unchanged (gen is unique, even across
+ * nodes). With at (NULL: none), where a scan saw the entry, no scan at
+ * all while its node is unchanged since then: priority delivery would
+ * otherwise scan past the entries of the other classes in between. */
 int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, const streamEntryPos *at,
                          int meta) {
     streamNode *n = NULL;

@@ -935,7 +935,7 @@ int streamPrioFromJSON(stream *s, streamCG *cg, const cJSON *obj, sds *err) {
 size_t streamPrioMemoryUsage(const streamCG *cg) {
     const streamPrio *p = cg->prio;
     if (!p) return 0;
-    size_t n = sizeof(*p) + sdsalloc(p->field);
+    size_t n = sizeof(*p) + sdsalloc(p->field) + (p->tok ? sdsalloc(p->tok) : 0);
     for (int k = 0; k < p->nclasses; k++) {
         for (const prioChunk *ch = p->q[k].head; ch; ch = ch->next) n += sizeof(*ch);
     }
