@@ -271,6 +271,12 @@ static void nodeTouch(streamNode *n) {
     n->gen = ++nodeGenNext;
 }
 
+/* A node whose gen is at most the epoch of a time has kept its entries
+ * where they were then (appends add records and text at the end, only
+ * removals move them, and every removal gives the node a new gen above
+ * every earlier epoch): a streamEntryPos taken then is still valid. */
+uint64_t streamLayoutEpoch(void) { return nodeGenNext; }
+
 /* JSON bytes of every entry appended so far (segment.c follows the rate
  * of appends per commit to size the inline tail). */
 static uint64_t streamAppendedBytes;
@@ -349,8 +355,11 @@ static void nodeAppendEntry(streamNode *n, const streamID *id, sds *argv, int64_
 }
 
 /* Decodes the index record at off: the entry's ID, field count and JSON
- * length. Returns the offset of the next record. */
-static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, size_t *jlen) {
+ * length. Returns the offset of the next record. (Inlined where it runs
+ * once per entry scanned: streamIteratorGetRawBatch.) */
+static inline __attribute__((always_inline)) uint32_t nodeParseRecordInline(const streamNode *n, uint32_t off,
+                                                                           streamID *id, int64_t *numfields,
+                                                                           size_t *jlen) {
     const unsigned char *start = n->idx + off, *p = start;
     uint64_t msd = varintGet(&p);
     uint64_t seq = varintGet(&p);
@@ -362,6 +371,10 @@ static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id,
     if (jlen) *jlen = (size_t)jl;
     size_t body = (size_t)(p - start);
     return off + (uint32_t)(body + (size_t)varintLen(body));
+}
+
+static uint32_t nodeParseRecord(const streamNode *n, uint32_t off, streamID *id, int64_t *numfields, size_t *jlen) {
+    return nodeParseRecordInline(n, off, id, numfields, jlen);
 }
 
 /* Offset of the record that ends at `end`. */
@@ -926,6 +939,80 @@ int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields) {
     }
 }
 
+/* The next entries of a forward walk (rev 0), up to max of them, for
+ * scanners that read each entry's JSON in place (priority classification,
+ * t_stream_prio.c): each one's ID, field count, first field and closing
+ * ']' (everything a scanner reads lies before it), and its offsets in
+ * its node. Returns how many were written, 0 at the end of the range.
+ * Within a node, past the range's start, records are read without the
+ * iterator's general checks and no call per entry: this runs once for
+ * every entry classified. si->fp is left at the last entry's fields. */
+size_t streamIteratorGetRawBatch(streamIterator *si, streamRawEntry *out, size_t max) {
+    size_t got = 0;
+    while (got < max) {
+        streamNode *n = si->node;
+        streamRawEntry *e = &out[got];
+        size_t jlen;
+        if (n && si->pos < n->idx_used) {
+            uint32_t rec = si->pos;
+            si->pos = nodeParseRecordInline(n, rec, &e->id, &e->numfields, &jlen);
+            if (streamCompareID(&e->id, &si->end) > 0) break;
+            const char *entry = n->json + si->jpos;
+            e->at.rec = si->jpos < STREAM_POS_UNKNOWN ? rec : STREAM_POS_UNKNOWN;
+            e->at.text = (uint32_t)si->jpos;
+            si->jpos += jlen + 1;
+            e->fields = entryFields(entry);
+            e->end = entry + jlen - 1;
+            got++;
+            continue;
+        }
+        /* The first entry of a node: the general step, then its offsets
+         * from its record (the one just before si->pos). */
+        if (!streamIteratorGetID(si, &e->id, &e->numfields)) break;
+        n = si->node;
+        uint32_t rec = nodeRecordBefore(n, si->pos);
+        streamID cur;
+        nodeParseRecord(n, rec, &cur, NULL, &jlen);
+        size_t text = si->jpos - jlen - 1; /* jpos: past the entry and its comma */
+        e->at.rec = text < STREAM_POS_UNKNOWN ? rec : STREAM_POS_UNKNOWN;
+        e->at.text = (uint32_t)text;
+        e->fields = si->fp;
+        e->end = n->json + si->jpos - 2;
+        got++;
+    }
+    if (got) si->fp = out[got - 1].fields;
+    return got;
+}
+
+/* streamIteratorStart(si, s, start, NULL, 0), resuming where a walk that
+ * ended with the entry just before start left off (streamIteratorSaveHint)
+ * when that still holds: its node alive, unchanged, and the one start
+ * falls in. A walk resumed often (classification, a batch at a time)
+ * then does not scan its node again from the start to find its place. */
+void streamIteratorStartAfter(streamIterator *si, stream *s, const streamID *start, const streamEntryHint *hint) {
+    streamIteratorStart(si, s, start, NULL, 0);
+    if (!hint || !hint->node || hint->freed != streamNodesFreed || !idtreeIterValid(&si->ni)) return;
+    streamNode *n = idtreeIterVal(&si->ni);
+    streamID next = hint->id;
+    if (n != hint->node || n->gen != hint->gen || streamIncrID(&next) != C_OK || streamCompareID(&next, start) != 0)
+        return;
+    si->node = n;
+    si->pos = hint->pos;
+    si->jpos = hint->jpos;
+}
+
+/* Where a forward walk stands after returning the entry last (see
+ * streamIteratorStartAfter). */
+void streamIteratorSaveHint(const streamIterator *si, const streamID *last, streamEntryHint *hint) {
+    hint->node = si->node;
+    if (!si->node) return;
+    hint->gen = si->node->gen;
+    hint->freed = streamNodesFreed;
+    hint->pos = si->pos;
+    hint->jpos = si->jpos;
+    hint->id = *last;
+}
+
 /* The next field and value of the current entry. The pointers stay valid
  * until the next call (or the next entry). */
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen, const unsigned char **value,
@@ -1346,39 +1433,83 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     return arraylen;
 }
 
+/* streamReplyWithEntry's reply, the entry found: the record after its
+ * own at next, its text at text (jlen bytes). The hint moves past it. */
+static void streamReplyEntryAt(client *c, streamNode *n, uint32_t next, size_t text, size_t jlen, const streamID *id,
+                               int64_t numfields, streamEntryHint *hint, int meta) {
+    static sds buf; /* decoded fields and values, kept for the next call */
+    if (hint) {
+        hint->node = n;
+        hint->freed = streamNodesFreed;
+        hint->gen = n->gen;
+        hint->pos = next;
+        hint->jpos = text + jlen + 1;
+        hint->id = *id;
+    }
+    addReplyArrayLen(c, meta ? 4 : 2);
+    addReplyStreamID(c, id);
+    addReplyArrayLen(c, (long)numfields * 2);
+    const char *fp = entryFields(n->json + text);
+    while (numfields--) {
+        for (int k = 0; k < 2; k++) {
+            const unsigned char *v;
+            size_t vl;
+            readJSONBytes(&fp, &buf, &v, &vl);
+            addReplyBulk(c, (const char *)v, vl);
+        }
+    }
+    if (meta) { /* a new entry: never delivered before */
+        addReplyLongLong(c, 0);
+        addReplyLongLong(c, 0);
+    }
+}
+
 /* Sends one entry as [id, [f, v, ...]] (no header: like
  * STREAM_RWR_RAWENTRIES; with meta, XREADGROUP CLAIM's [id, [f, v, ...],
  * 0, 0] of a new entry) and returns 1, or returns 0 if it does not exist.
  * With a hint, lookups of increasing IDs within one node scan on from the
  * previous one instead of from the node's start (priority delivery looks
  * up each class's entries in ID order, see t_stream_prio.c); the hint
- * holds no reference: it is used only while its node is the node found
- * and has not changed since (gen is unique, even across nodes). */
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta) {
-    static sds buf; /* decoded fields and values, kept for the next call */
+ * holds no reference: it is used only while its node is alive (no node
+ * freed since) and, to scan on, unchanged (gen is unique, even across
+ * nodes). With at (NULL: none), where a scan saw the entry, no scan at
+ * all while its node is unchanged since then: priority delivery would
+ * otherwise scan past the entries of the other classes in between. */
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, const streamEntryPos *at,
+                         int meta) {
     streamNode *n = NULL;
     uint32_t pos = 0;
     size_t jpos = 0;
-    if (hint && hint->node && hint->freed == streamNodesFreed) {
-        /* The hint's node is alive: if unchanged and id lies after the
-         * hint's entry within it, no tree lookup is needed. */
+    int hint_alive = hint && hint->node && hint->freed == streamNodesFreed;
+    if (hint_alive) {
+        /* The hint's node holds every live entry in its range: no tree
+         * lookup when id is in it. */
         streamNode *hn = (streamNode *)hint->node;
-        if (hn->gen == hint->gen && streamCompareID(id, &hint->id) > 0 && streamCompareID(id, &hn->last_id) <= 0) {
-            n = hn;
-            pos = hint->pos;
-            jpos = hint->jpos;
-        }
+        if (streamCompareID(id, &hn->last_id) <= 0 && streamCompareID(id, &hn->master_id) >= 0) n = hn;
     }
     if (!n) {
         idtreeIter it;
         idtreeSeek(&it, &s->nodes, IDTREE_SEEK_LE, id);
         if (!idtreeIterValid(&it)) return 0;
         n = idtreeIterVal(&it);
-        if (hint && hint->node == n && hint->freed == streamNodesFreed && hint->gen == n->gen &&
-            streamCompareID(id, &hint->id) > 0) {
-            pos = hint->pos;
-            jpos = hint->jpos;
+    }
+    int seen = 0; /* starting where the scan saw it */
+    if (at && at->rec != STREAM_POS_UNKNOWN && n->gen <= at->epoch && at->rec < n->idx_used) {
+        /* Where the scan saw it (the record says whether it is). */
+        streamID cur;
+        int64_t numfields;
+        size_t jlen;
+        uint32_t next = nodeParseRecordInline(n, at->rec, &cur, &numfields, &jlen);
+        if (streamCompareID(&cur, id) == 0) {
+            streamReplyEntryAt(c, n, next, at->text, jlen, &cur, numfields, hint, meta);
+            return 1;
         }
+        pos = at->rec;
+        jpos = at->text;
+        seen = 1;
+    } else if (hint_alive && hint->node == n && hint->gen == n->gen && streamCompareID(id, &hint->id) > 0) {
+        pos = hint->pos;
+        jpos = hint->jpos;
     }
     while (pos < n->idx_used) {
         streamID cur;
@@ -1386,32 +1517,17 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
         size_t jlen;
         uint32_t next = nodeParseRecord(n, pos, &cur, &numfields, &jlen);
         int cmp = streamCompareID(&cur, id);
+        if (cmp > 0 && seen) {
+            /* (Not where it was seen: cannot happen while the epochs
+             * hold; scanned from the node's start all the same.) */
+            seen = 0;
+            pos = 0;
+            jpos = 0;
+            continue;
+        }
         if (cmp > 0) return 0;
         if (cmp == 0) {
-            if (hint) {
-                hint->node = n;
-                hint->freed = streamNodesFreed;
-                hint->gen = n->gen;
-                hint->pos = next;
-                hint->jpos = jpos + jlen + 1;
-                hint->id = cur;
-            }
-            addReplyArrayLen(c, meta ? 4 : 2);
-            addReplyStreamID(c, &cur);
-            addReplyArrayLen(c, (long)numfields * 2);
-            const char *fp = entryFields(n->json + jpos);
-            while (numfields--) {
-                for (int k = 0; k < 2; k++) {
-                    const unsigned char *v;
-                    size_t vl;
-                    readJSONBytes(&fp, &buf, &v, &vl);
-                    addReplyBulk(c, (const char *)v, vl);
-                }
-            }
-            if (meta) { /* a new entry: never delivered before */
-                addReplyLongLong(c, 0);
-                addReplyLongLong(c, 0);
-            }
+            streamReplyEntryAt(c, n, next, jpos, jlen, &cur, numfields, hint, meta);
             return 1;
         }
         pos = next;

@@ -329,6 +329,32 @@ static inline int streamIDEqZero(const streamID *id) { return !(id->ms || id->se
 
 void streamIteratorStart(streamIterator *si, stream *s, const streamID *start, const streamID *end, int rev);
 int streamIteratorGetID(streamIterator *si, streamID *id, int64_t *numfields);
+/* Where an entry lies in its node, as a scan saw it (streamIteratorGetRawBatch)
+ * at a time given by streamLayoutEpoch(): valid while the node has not
+ * lost entries since (streamReplyWithEntry checks). */
+typedef struct streamEntryPos {
+    uint32_t rec;                  /* offset of its index record, or
+                                    * STREAM_POS_UNKNOWN */
+    uint32_t text;                 /* offset of its JSON text */
+    uint64_t epoch;                /* streamLayoutEpoch() when seen, or before */
+} streamEntryPos;
+#define STREAM_POS_UNKNOWN UINT32_MAX
+uint64_t streamLayoutEpoch(void);
+/* An entry's JSON in place (forward walks only): its fields from fields
+ * up to end (its closing ']'); at: its offsets (rec STREAM_POS_UNKNOWN if
+ * they do not fit), epoch not set. */
+typedef struct streamRawEntry {
+    streamID id;
+    int64_t numfields;
+    const char *fields;
+    const char *end;
+    streamEntryPos at;
+} streamRawEntry;
+size_t streamIteratorGetRawBatch(streamIterator *si, streamRawEntry *out, size_t max);
+/* A forward walk resumed after the entry a previous one ended with. */
+typedef struct streamEntryHint streamEntryHint;
+void streamIteratorStartAfter(streamIterator *si, stream *s, const streamID *start, const streamEntryHint *hint);
+void streamIteratorSaveHint(const streamIterator *si, const streamID *last, streamEntryHint *hint);
 void streamIteratorGetField(streamIterator *si, const unsigned char **field, size_t *flen,
                             const unsigned char **value, size_t *vlen);
 void streamIteratorStop(streamIterator *si);
@@ -346,15 +372,16 @@ void addReplyStreamID(client *c, const streamID *id);
 size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const streamID *end, size_t count, int rev,
                             streamCG *group, streamConsumer *consumer, int flags);
 /* A remembered position for streamReplyWithEntry (no reference held). */
-typedef struct streamEntryHint {
+struct streamEntryHint {
     const void *node;              /* the node of the last entry found */
     uint64_t gen;                  /* its gen then */
     uint64_t freed;                /* nodes freed then (node still alive?) */
     uint32_t pos;                  /* the index record after that entry */
     size_t jpos;                   /* ... and its text offset */
     streamID id;                   /* that entry's ID */
-} streamEntryHint;
-int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, int meta);
+};
+int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHint *hint, const streamEntryPos *at,
+                         int meta);
 void streamReplyWithCGLag(client *c, stream *s, streamCG *cg);
 void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg);
 /* XREAD/XREADGROUP ... MAXSIZE: whether the running read's reply reached

@@ -17,12 +17,16 @@
  * is "every entry of the class up to its cursor": the durable state is
  * just the cursors, the cycle position and the settings (the "priority"
  * object of a group in the state document). In memory, each class has a
- * FIFO of the IDs of its undelivered entries (16 bytes per entry, in
- * chunks), filled by classifying new entries once, in ID order, up to
- * `scanned`, just ahead of delivery (prioClassify). Deleted entries
+ * FIFO of its undelivered entries (20 bytes per entry, in chunks: the ID
+ * and where classification saw the entry in its node, so that delivering
+ * it neither looks it up from its node's start nor scans past the other
+ * classes' entries), filled by classifying new entries once, in ID order,
+ * up to `scanned`, just ahead of delivery (prioClassify). Deleted entries
  * (XDEL, trimming) are dropped lazily: a delivery skips IDs that no
  * longer exist, and XINFO purges the queues when entries were removed
- * since it last looked, so its counts and the lag are exact. IDs only: nodes are freed, and join or leave segments. */
+ * since it last looked, so its counts and the lag are exact. No node
+ * pointers are kept (nodes are freed, and join or leave segments): a
+ * position is used only while its node is unchanged (streamEntryPos). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,48 +40,95 @@
  * Per-class FIFO of entry IDs
  * ===================================================================== */
 
-#define PRIO_CHUNK_IDS 255 /* a chunk is 4 KB */
+/* Each queued entry is 20 bytes: its ID's ms and (low 32 bits of) seq,
+ * and where classification saw it in its node (streamEntryPos: record
+ * and text offsets, valid while the node's gen stays at most the chunk's
+ * epoch), so that delivering it does not scan past the entries of other
+ * classes between it and its class's previous one. A seq that does not
+ * fit (explicit IDs only) is written as PRIO_SEQ_WIDE with its two
+ * halves in rec and text, and the entry has no position. Arrays rather
+ * than records: no padding. */
+#define PRIO_CHUNK_IDS 203 /* a chunk is 4 KB */
+#define PRIO_SEQ_WIDE UINT32_MAX
 
 typedef struct prioChunk {
     struct prioChunk *next;
-    uint32_t used; /* IDs written in ids */
-    streamID ids[PRIO_CHUNK_IDS];
+    uint32_t used;  /* entries written */
+    uint64_t epoch; /* streamLayoutEpoch() when the chunk was made */
+    uint64_t ms[PRIO_CHUNK_IDS];
+    uint32_t seq[PRIO_CHUNK_IDS];
+    uint32_t rec[PRIO_CHUNK_IDS];
+    uint32_t text[PRIO_CHUNK_IDS];
 } prioChunk;
 
 typedef struct prioQueue {
     prioChunk *head, *tail;
-    uint32_t hpos;  /* next ID to pop in head */
-    uint64_t size;  /* IDs queued */
+    uint32_t hpos;  /* next entry to pop in head */
+    uint64_t size;  /* entries queued */
 } prioQueue;
 
-static void queuePush(prioQueue *q, const streamID *id) {
-    if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) {
-        prioChunk *ch = zmalloc(sizeof(*ch));
-        ch->next = NULL;
-        ch->used = 0;
-        if (q->tail) q->tail->next = ch;
-        else {
-            q->head = ch;
-            q->hpos = 0;
-        }
-        q->tail = ch;
+/* A new chunk at the tail (once per PRIO_CHUNK_IDS pushes). */
+static void queueGrow(prioQueue *q) {
+    prioChunk *ch = zmalloc(sizeof(*ch));
+    ch->next = NULL;
+    ch->used = 0;
+    ch->epoch = streamLayoutEpoch();
+    if (q->tail) q->tail->next = ch;
+    else {
+        q->head = ch;
+        q->hpos = 0;
     }
-    q->tail->ids[q->tail->used++] = *id;
+    q->tail = ch;
+}
+
+/* Queues id, seen at *at (NULL: position unknown). */
+static inline void queuePush(prioQueue *q, const streamID *id, const streamEntryPos *at) {
+    if (!q->tail || q->tail->used == PRIO_CHUNK_IDS) queueGrow(q);
+    prioChunk *ch = q->tail;
+    uint32_t i = ch->used++;
+    ch->ms[i] = id->ms;
+    if (id->seq < PRIO_SEQ_WIDE) {
+        ch->seq[i] = (uint32_t)id->seq;
+        ch->rec[i] = at ? at->rec : STREAM_POS_UNKNOWN;
+        ch->text[i] = at ? at->text : 0;
+    } else {
+        ch->seq[i] = PRIO_SEQ_WIDE;
+        ch->rec[i] = (uint32_t)(id->seq >> 32);
+        ch->text[i] = (uint32_t)id->seq;
+    }
     q->size++;
 }
 
-static const streamID *queueHead(const prioQueue *q) { return q->size ? &q->head->ids[q->hpos] : NULL; }
+/* The ID of the head (the queue is not empty). */
+static inline streamID queueHeadID(const prioQueue *q) {
+    const prioChunk *ch = q->head;
+    uint32_t i = q->hpos;
+    streamID id = {ch->ms[i], ch->seq[i]};
+    if (ch->seq[i] == PRIO_SEQ_WIDE) id.seq = (uint64_t)ch->rec[i] << 32 | ch->text[i];
+    return id;
+}
 
-static void queuePop(prioQueue *q) {
-    if (!q->size) return;
+/* ... and where it was seen (rec STREAM_POS_UNKNOWN: not known). */
+static inline void queueHeadPos(const prioQueue *q, streamEntryPos *at) {
+    const prioChunk *ch = q->head;
+    uint32_t i = q->hpos;
+    at->rec = ch->seq[i] == PRIO_SEQ_WIDE ? STREAM_POS_UNKNOWN : ch->rec[i];
+    at->text = ch->text[i];
+    at->epoch = ch->epoch;
+}
+
+/* The head chunk is used up: the next one becomes the head. */
+static void queueDropHead(prioQueue *q) {
+    prioChunk *next = q->head->next;
+    zfree(q->head);
+    q->head = next;
+    q->hpos = 0;
+    if (!next) q->tail = NULL;
+}
+
+static inline void queuePop(prioQueue *q) {
     q->size--;
-    if (++q->hpos == q->head->used) {
-        prioChunk *next = q->head->next;
-        zfree(q->head);
-        q->head = next;
-        q->hpos = 0;
-        if (!next) q->tail = NULL;
-    }
+    if (++q->hpos == q->head->used) queueDropHead(q);
 }
 
 static void queueClear(prioQueue *q) {
@@ -106,6 +157,11 @@ struct streamPrio {
     sds field;                /* the entry field holding the priority */
     int field_plain;          /* field has no '"', '\\' or control byte:
                                * JSON text may spell it without escapes */
+    sds tok;                  /* field_plain: `"<field>","`, the field and
+                               * the opening quote of its value as an
+                               * entry's JSON spells them (prioClassOfRaw) */
+    size_t toklen;            /* its length, 0 without it */
+    uint8_t class_of[100];    /* the class of the values 0..99 */
     uint32_t weights[2];      /* fair: slots of high, of normal per cycle */
     uint32_t cycle_pos;       /* fair: next slot of the cycle */
     long long max_wait;       /* strict: starvation guard in ms, 0 = off */
@@ -113,12 +169,21 @@ struct streamPrio {
     streamID cursor[PRIO_MAX_CLASSES]; /* durable: every entry of the class
                                         * with ID <= cursor was delivered */
     streamID scanned;         /* every entry <= scanned is classified */
+    streamEntryHint scan_hint; /* where classification stopped, after
+                                * scanned (streamIteratorStartAfter) */
     prioQueue q[PRIO_MAX_CLASSES]; /* undelivered IDs per class */
+    uint32_t queued;          /* bit k: q[k] is not empty */
+    uint32_t enough;          /* the schedule can pick once every class of
+                               * this mask has an entry queued (fair: both
+                               * classes; strict: the top level, which no
+                               * entry not yet classified can pass) */
     streamEntryHint hint[PRIO_MAX_CLASSES]; /* where each class's last
                                              * delivery was found */
     uint64_t removed_seen;    /* entries_added - length when the queues
                                * were last purged of deleted entries */
 };
+
+static int prioClassOf(const streamPrio *p, long long value);
 
 static streamPrio *prioNew(int mode, const char *field, size_t flen) {
     streamPrio *p = zcalloc(sizeof(*p));
@@ -129,9 +194,16 @@ static streamPrio *prioNew(int mode, const char *field, size_t flen) {
         unsigned char ch = (unsigned char)field[k];
         if (ch == '"' || ch == '\\' || ch < 0x20) p->field_plain = 0;
     }
+    if (p->field_plain) {
+        p->tok = sdscatlen(sdsnewlen("\"", 1), field, flen);
+        p->tok = sdscatlen(p->tok, "\",\"", 3);
+        p->toklen = sdslen(p->tok);
+    }
     p->weights[0] = 2;
     p->weights[1] = 1;
     p->nclasses = mode == PRIO_FAIR ? 2 : PRIO_MAX_CLASSES;
+    for (int v = 0; v < 100; v++) p->class_of[v] = (uint8_t)prioClassOf(p, v);
+    p->enough = mode == PRIO_FAIR ? 3 : 1u << (PRIO_MAX_CLASSES - 1);
     return p;
 }
 
@@ -139,15 +211,31 @@ void streamPrioFree(streamPrio *p) {
     if (!p) return;
     for (int k = 0; k < PRIO_MAX_CLASSES; k++) queueClear(&p->q[k]);
     sdsfree(p->field);
+    sdsfree(p->tok);
     zfree(p);
+}
+
+/* Queueing an undelivered ID, delivering a class's head: the queues and
+ * the mask of the non-empty ones change together. */
+static inline void prioPush(streamPrio *p, int cls, const streamID *id, const streamEntryPos *at) {
+    queuePush(&p->q[cls], id, at);
+    p->queued |= 1u << cls;
+}
+
+static inline void prioPop(streamPrio *p, int cls) {
+    queuePop(&p->q[cls]);
+    if (!p->q[cls].size) p->queued &= ~(1u << cls);
+}
+
+static void prioClearQueues(streamPrio *p) {
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) queueClear(&p->q[k]);
+    p->queued = 0;
 }
 
 /* Every class restarts after id: the index is rebuilt lazily. */
 static void prioResetCursors(streamPrio *p, const streamID *id) {
-    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-        queueClear(&p->q[k]);
-        p->cursor[k] = *id;
-    }
+    prioClearQueues(p);
+    for (int k = 0; k < PRIO_MAX_CLASSES; k++) p->cursor[k] = *id;
     p->scanned = *id;
 }
 
@@ -155,10 +243,9 @@ static void prioResetCursors(streamPrio *p, const streamID *id) {
  * copy): entries above the lowest cursor are classified again. */
 static void prioRebuildIndex(streamPrio *p) {
     streamID low = p->cursor[0];
-    for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-        queueClear(&p->q[k]);
-        if (k < p->nclasses && streamCompareID(&p->cursor[k], &low) < 0) low = p->cursor[k];
-    }
+    prioClearQueues(p);
+    for (int k = 1; k < p->nclasses; k++)
+        if (streamCompareID(&p->cursor[k], &low) < 0) low = p->cursor[k];
     p->scanned = low;
 }
 
@@ -265,6 +352,45 @@ static int prioClassOfCurrent(const streamPrio *p, streamIterator *si, int64_t n
     return prioClassOf(p, PRIO_DEFAULT);
 }
 
+/* Whether the n bytes at a and b are equal, n >= 8: 8-byte words, the
+ * last one overlapping, no call (a field token is 8 to a few dozen
+ * bytes, and this runs once per entry classified). */
+static inline int prioBytesEqual(const char *a, const char *b, size_t n) {
+    uint64_t x, y;
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return 0;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
+
+/* The class of an entry from streamIteratorGetRawBatch. The usual layout,
+ * the priority field first and spelled plainly, is recognized with one
+ * comparison of its token `"<field>","` (within the entry: it ends after
+ * the value's opening quote, before end) and a value of one or two digits
+ * read directly; any other goes to prioClassOfCurrent (si on the entry's
+ * fields). */
+static inline int prioClassOfRaw(const streamPrio *p, streamIterator *si, const streamRawEntry *e) {
+    const char *fp = e->fields;
+    size_t tl = p->toklen;
+    if (tl >= 8 && e->numfields && (size_t)(e->end - fp) > tl + 1 && prioBytesEqual(fp, p->tok, tl)) {
+        /* The value's text lies before end; past a digit, v[1] is its
+         * next byte or closing quote, so v[2] is still inside it. */
+        const char *v = fp + tl;
+        if (v[0] >= '0' && v[0] <= '9') {
+            if (v[1] == '"') return p->class_of[v[0] - '0'];
+            if (v[0] != '0' && v[1] >= '0' && v[1] <= '9' && v[2] == '"')
+                return p->class_of[(v[0] - '0') * 10 + (v[1] - '0')];
+        }
+    }
+    si->fp = fp;
+    return prioClassOfCurrent(p, si, e->numfields);
+}
+
 /* The class of one entry by ID, or -1 if it does not exist. */
 static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     streamIterator si;
@@ -277,24 +403,22 @@ static int prioClassOfID(const streamPrio *p, stream *s, const streamID *id) {
     return cls;
 }
 
-/* Whether every class has an undelivered entry queued. */
-static int prioAllQueued(const streamPrio *p) {
-    for (int k = 0; k < p->nclasses; k++)
-        if (!p->q[k].size) return 0;
-    return 1;
-}
+/* Whether enough is queued for the schedule's next pick (see enough). */
+static inline int prioEnoughQueued(const streamPrio *p) { return (p->queued & p->enough) == p->enough; }
 
-#define PRIO_CLASSIFY_BATCH 256 /* entries classified between checks */
+#define PRIO_CLASSIFY_BATCH 64 /* entries read at once, between checks */
 
 /* Classifies entries added after `scanned`, in ID order: each goes to its
  * class's queue unless that class already delivered past it. With `all`
- * every one of them; otherwise only until every class has an entry
- * queued (checked every PRIO_CLASSIFY_BATCH entries), which is all the
- * schedule needs to pick the next class: a class whose queue is empty
- * then has no undelivered entry at all, and a queue's head is its
- * class's oldest undelivered entry since classification goes in ID
- * order. Classifying just ahead of delivery also finds the entries still
- * in the CPU caches when they are replied. */
+ * every one of them; otherwise only until enough is queued for the
+ * schedule's next pick (checked every PRIO_CLASSIFY_BATCH entries): in
+ * fair mode an entry of each class, so that a class whose queue is empty
+ * has no undelivered entry at all; in strict mode one of the top level,
+ * which no later entry can pass. A queue's head is its class's oldest
+ * undelivered entry since classification goes in ID order, and the
+ * entries not classified yet are younger than every head (MAXWAIT's
+ * oldest head). Classifying just ahead of delivery also finds the
+ * entries still in the CPU caches when they are replied. */
 static void prioClassify(streamPrio *p, stream *s, int all) {
     if (streamCompareID(&s->last_id, &p->scanned) < 0) {
         /* XSETID moved the stream's last ID back (the stream emptied by
@@ -305,22 +429,23 @@ static void prioClassify(streamPrio *p, stream *s, int all) {
         prioRebuildIndex(p);
     }
     if (streamCompareID(&s->last_id, &p->scanned) <= 0) return;
-    streamID start = p->scanned, id;
+    streamID start = p->scanned;
     if (streamIncrID(&start) != C_OK) return;
     streamIterator si;
-    int64_t numfields;
-    uint32_t batch = 0;
-    streamIteratorStart(&si, s, &start, NULL, 0);
-    while (streamIteratorGetID(&si, &id, &numfields)) {
-        int cls = prioClassOfCurrent(p, &si, numfields);
-        if (streamCompareID(&id, &p->cursor[cls]) > 0) queuePush(&p->q[cls], &id);
-        p->scanned = id;
-        if (!all && ++batch == PRIO_CLASSIFY_BATCH) {
-            if (prioAllQueued(p)) {
-                streamIteratorStop(&si);
-                return;
-            }
-            batch = 0;
+    streamRawEntry batch[PRIO_CLASSIFY_BATCH];
+    size_t got;
+    streamIteratorStartAfter(&si, s, &start, &p->scan_hint);
+    while ((got = streamIteratorGetRawBatch(&si, batch, PRIO_CLASSIFY_BATCH)) != 0) {
+        for (size_t i = 0; i < got; i++) {
+            const streamRawEntry *e = &batch[i];
+            int cls = prioClassOfRaw(p, &si, e);
+            if (streamCompareID(&e->id, &p->cursor[cls]) > 0) prioPush(p, cls, &e->id, &e->at);
+        }
+        p->scanned = batch[got - 1].id;
+        if (!all && prioEnoughQueued(p)) {
+            streamIteratorSaveHint(&si, &p->scanned, &p->scan_hint);
+            streamIteratorStop(&si);
+            return;
         }
     }
     streamIteratorStop(&si);
@@ -335,7 +460,7 @@ static void prioClassifyNew(streamPrio *p, stream *s) { prioClassify(p, s, 1); }
 static inline void prioClassifyAhead(streamPrio *p, stream *s) {
     int cmp = streamCompareID(&p->scanned, &s->last_id);
     /* (cmp > 0: XSETID moved the last ID back, see prioClassify) */
-    if (cmp > 0 || (cmp < 0 && !prioAllQueued(p))) prioClassify(p, s, 0);
+    if (cmp > 0 || (cmp < 0 && !prioEnoughQueued(p))) prioClassify(p, s, 0);
 }
 
 static uint64_t streamRemovedCount(const stream *s) { return s->entries_added - s->length; }
@@ -347,11 +472,14 @@ static void prioPurgeDeleted(streamPrio *p, stream *s) {
         prioQueue *q = &p->q[k], fresh = {0};
         if (!q->size) continue;
         while (q->size) {
-            const streamID *id = queueHead(q);
-            if (streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) queuePush(&fresh, id);
+            /* (Positions are not copied: the new chunks' epochs are
+             * later than when the entries were seen.) */
+            streamID id = queueHeadID(q);
+            if (streamCompareID(&id, &s->first_id) >= 0 && streamEntryExists(s, &id)) queuePush(&fresh, &id, NULL);
             queuePop(q);
         }
         *q = fresh;
+        if (!q->size) p->queued &= ~(1u << k);
     }
     p->removed_seen = streamRemovedCount(s);
 }
@@ -365,9 +493,9 @@ static void prioPurgeHeads(streamPrio *p, stream *s) {
     for (int k = 0; k < p->nclasses; k++) {
         prioQueue *q = &p->q[k];
         while (q->size) {
-            const streamID *id = queueHead(q);
-            if (s->length && streamCompareID(id, &s->first_id) >= 0 && streamEntryExists(s, id)) break;
-            queuePop(q);
+            streamID id = queueHeadID(q);
+            if (s->length && streamCompareID(&id, &s->first_id) >= 0 && streamEntryExists(s, &id)) break;
+            prioPop(p, k);
         }
     }
 }
@@ -383,9 +511,9 @@ int streamPrioHasUndelivered(stream *s, streamCG *cg) {
     for (;;) {
         prioClassifyAhead(p, s);
         prioPurgeHeads(p, s); /* may empty a queue: classify further */
-        if (prioAllQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
+        if (prioEnoughQueued(p) || streamCompareID(&p->scanned, &s->last_id) >= 0) break;
     }
-    return prioUndelivered(p) != 0;
+    return p->queued != 0;
 }
 
 int streamPrioIsUndelivered(stream *s, streamCG *cg, const streamID *id) {
@@ -415,31 +543,35 @@ static int prioPickClass(const streamPrio *p, uint32_t *next_pos) {
         uint32_t total = p->weights[0] + p->weights[1];
         uint32_t pos = p->cycle_pos < total ? p->cycle_pos : p->cycle_pos % total;
         int cls = pos < p->weights[0] ? 0 : 1;
-        if (p->q[cls].size) {
+        if (p->queued & (1u << cls)) {
             *next_pos = pos + 1 == total ? 0 : pos + 1;
             return cls;
         }
         /* The slot's class is empty: its remaining slots are skipped, the
          * first slot of the other class serves. */
         cls ^= 1;
-        if (!p->q[cls].size) return -1;
+        if (!p->queued) return -1;
         uint32_t slot = cls == 1 ? p->weights[0] : 0;
         *next_pos = slot + 1 == total ? 0 : slot + 1;
         return cls;
     }
     /* Strict: the starvation guard first, then the highest level. */
+    if (!p->queued) return -1;
     if (p->max_wait) {
         long long now = commandTimeSnapshot();
         int oldest = -1;
-        for (int k = 0; k < PRIO_MAX_CLASSES; k++) {
-            const streamID *h = queueHead(&p->q[k]);
-            if (h && (oldest < 0 || streamCompareID(h, queueHead(&p->q[oldest])) < 0)) oldest = k;
+        streamID oldest_id = {0, 0};
+        for (uint32_t m = p->queued; m; m &= m - 1) {
+            int k = __builtin_ctz(m);
+            streamID h = queueHeadID(&p->q[k]);
+            if (oldest < 0 || streamCompareID(&h, &oldest_id) < 0) {
+                oldest = k;
+                oldest_id = h;
+            }
         }
-        if (oldest >= 0 && now - (long long)queueHead(&p->q[oldest])->ms > p->max_wait) return oldest;
+        if (now - (long long)oldest_id.ms > p->max_wait) return oldest;
     }
-    for (int k = PRIO_MAX_CLASSES - 1; k >= 0; k--)
-        if (p->q[k].size) return k;
-    return -1;
+    return 31 - __builtin_clz(p->queued);
 }
 
 /* Delivers up to count entries (0: all) by the schedule, as XREADGROUP
@@ -453,15 +585,20 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
     void *lenp = (flags & STREAM_RWR_RAWENTRIES) ? NULL : addReplyDeferredLen(c);
     size_t sent = 0;
     long long now = commandTimeSnapshot();
+    prioClassifyAhead(p, s);
     while (!count || sent < count) {
         uint32_t next_pos;
-        prioClassifyAhead(p, s);
+        /* (The stream does not change here: scanned stays at most its
+         * last ID after the first call.) */
+        if (!prioEnoughQueued(p)) prioClassifyAhead(p, s);
         int cls = prioPickClass(p, &next_pos);
         if (cls < 0) break;
-        streamID id = *queueHead(&p->q[cls]);
-        queuePop(&p->q[cls]);
+        streamID id = queueHeadID(&p->q[cls]);
+        streamEntryPos at;
+        queueHeadPos(&p->q[cls], &at);
+        prioPop(p, cls);
         p->cursor[cls] = id;
-        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], meta))
+        if (!streamReplyWithEntry(c, s, &id, &p->hint[cls], &at, meta))
             continue; /* deleted since it was classified */
         p->cycle_pos = next_pos;
         if (streamCompareID(&id, &cg->last_id) > 0) cg->last_id = id;
@@ -557,15 +694,17 @@ static streamID prioRestartPoint(stream *s, streamCG *cg) {
     streamPrio *p = cg->prio;
     prioClassifyNew(p, s);
     prioPurgeDeleted(p, s);
-    const streamID *low = NULL;
+    int found = 0;
+    streamID low = {0, 0};
     for (int k = 0; k < p->nclasses; k++) {
-        const streamID *h = queueHead(&p->q[k]);
-        if (h && (!low || streamCompareID(h, low) < 0)) low = h;
+        if (!p->q[k].size) continue;
+        streamID h = queueHeadID(&p->q[k]);
+        if (!found || streamCompareID(&h, &low) < 0) low = h;
+        found = 1;
     }
-    if (!low) return cg->last_id;
-    streamID r = *low;
-    streamDecrID(&r);
-    return r;
+    if (!found) return cg->last_id;
+    streamDecrID(&low);
+    return low;
 }
 
 /* Applies a parsed spec to a group: OFF turns priority off (the group's
@@ -689,8 +828,13 @@ sds streamPrioCatJSON(sds out, const streamCG *cg) {
     out = sdscatlen(out, "\",\"field\":", 10);
     out = jsonCatBytes(out, p->field, sdslen(p->field));
     if (p->mode == PRIO_FAIR) {
-        out = sdscatprintf(out, ",\"weights\":[%u,%u],\"cycle_pos\":%u", p->weights[0], p->weights[1],
-                           p->cycle_pos);
+        /* (No printf: this runs at every commit of the group.) */
+        out = sdscatlen(out, ",\"weights\":[", 12);
+        out = jsonCatU64(out, p->weights[0]);
+        out = sdscatlen(out, ",", 1);
+        out = jsonCatU64(out, p->weights[1]);
+        out = sdscatlen(out, "],\"cycle_pos\":", 14);
+        out = jsonCatU64(out, p->cycle_pos);
     } else {
         out = sdscatlen(out, ",\"max_wait_ms\":", 15);
         out = jsonCatI64(out, p->max_wait);
@@ -791,7 +935,7 @@ int streamPrioFromJSON(stream *s, streamCG *cg, const cJSON *obj, sds *err) {
 size_t streamPrioMemoryUsage(const streamCG *cg) {
     const streamPrio *p = cg->prio;
     if (!p) return 0;
-    size_t n = sizeof(*p) + sdsalloc(p->field);
+    size_t n = sizeof(*p) + sdsalloc(p->field) + (p->tok ? sdsalloc(p->tok) : 0);
     for (int k = 0; k < p->nclasses; k++) {
         for (const prioChunk *ch = p->q[k].head; ch; ch = ch->next) n += sizeof(*ch);
     }

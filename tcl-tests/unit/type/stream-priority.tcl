@@ -23,6 +23,28 @@ proc prio_group_info {key group} {
     return {}
 }
 
+# The FAIR schedule of entries given as {name class ...} in ID order
+# (class 0 high, 1 normal): the cycle has wh slots of high then wn of
+# normal, an empty class's slots are skipped; pos: the first slot used.
+proc prio_fair_model {entries {wh 2} {wn 1} {pos 0}} {
+    set q(0) {}
+    set q(1) {}
+    foreach {n c} $entries {lappend q($c) $n}
+    set out {}
+    set total [expr {$wh + $wn}]
+    while {[llength $q(0)] || [llength $q(1)]} {
+        set c [expr {$pos < $wh ? 0 : 1}]
+        if {![llength $q($c)]} {
+            set c [expr {1 - $c}]
+            set pos [expr {$c == 1 ? $wh : 0}]
+        }
+        lappend out [lindex $q($c) 0]
+        set q($c) [lrange $q($c) 1 end]
+        set pos [expr {($pos + 1) % $total}]
+    }
+    return $out
+}
+
 start_server {tags {"stream" "casq-only"}} {
     test {PRIORITY: syntax errors} {
         r del q
@@ -165,6 +187,23 @@ start_server {tags {"stream" "casq-only"}} {
              [prio_values [r xreadgroup group g2 c count 2 streams q >]]
     } {{h b g e a c f i d j} {d a}}
 
+    # The queues keep a sequence number in 32 bits when it fits.
+    test {STRICT: entry IDs with sequence numbers of 32 bits and more} {
+        r del q
+        set mode [lindex [r config get stream-id-mode] 1]
+        r config set stream-id-mode liberal
+        r xadd q 5-4294967294 priority 1 n a
+        r xadd q 5-4294967295 priority 2 n b
+        r xadd q 5-4294967296 priority 1 n c
+        r xadd q 5-18446744073709551614 priority 2 n d
+        r xadd q 6-0 priority 1 n e
+        r config set stream-id-mode $mode
+        r xgroup create q g 0 PRIORITY STRICT
+        set first [r xreadgroup group g c count 1 streams q >]
+        list [lindex $first 0 1 0 0] [prio_values $first] [prio_values [r xreadgroup group g c streams q >]] \
+             [dict get [prio_group_info q g] last-delivered-id]
+    } {5-4294967295 b {d a c e} 6-0}
+
     test {STRICT: a new high entry overtakes older low ones} {
         r del q
         r xadd q * priority 1 n a
@@ -217,6 +256,82 @@ start_server {tags {"stream" "casq-only"}} {
         r xtrim q maxlen 3
         list [dict get [prio_group_info q g] lag] [prio_values [r xreadgroup group g c streams q >]]
     } {3 {h3 h4 h5}}
+
+    # Delivery finds an entry where classification saw it in its node
+    # (docs/priority.md): entries deleted from a node after that, and
+    # nodes freed or appended to, must not make it reply another entry.
+    test {FAIR: classes interleaved over many nodes, entries deleted, trimmed and appended between reads} {
+        r del q
+        set old [lindex [r config get stream-node-max-entries] 1]
+        r config set stream-node-max-entries 16
+        set model {}
+        set ids {}
+        for {set i 0} {$i < 300} {incr i} {
+            set c [expr {($i * 7) % 5 < 2}]
+            set id [r xadd q * priority [expr {$c ? 1 : 9}] n e$i]
+            dict set ids e$i $id
+            lappend model e$i $c
+        }
+        r xgroup create q g 0 PRIORITY FAIR
+        # A few deliveries classify well ahead; then entries of the first
+        # nodes go (some delivered: trimmed; others not: deleted), and of
+        # nodes far ahead, and new ones arrive in the last node and after.
+        set got [prio_values [r xreadgroup group g c count 5 streams q >]]
+        r xtrim q minid [dict get $ids e3]
+        set gone {e0 e1 e2 e20 e21 e40 e100 e101 e150 e299}
+        foreach n [lrange $gone 3 end] {r xdel q [dict get $ids $n]}
+        for {set i 300} {$i < 330} {incr i} {
+            set c [expr {($i * 7) % 5 < 2}]
+            r xadd q * priority [expr {$c ? 1 : 9}] n e$i
+            lappend model e$i $c
+        }
+        lappend got {*}[prio_values [r xreadgroup group g c count 37 streams q >]]
+        r xdel q [dict get $ids e200] [dict get $ids e201]
+        lappend gone e200 e201
+        while {1} {
+            set r [r xreadgroup group g c count 50 streams q >]
+            if {$r eq {}} break
+            lappend got {*}[prio_values $r]
+        }
+        r config set stream-node-max-entries $old
+        # The first five were delivered before anything went.
+        set want [lrange [prio_fair_model $model] 0 4]
+        set rest {}
+        foreach {n c} $model {if {[lsearch -exact $gone $n] < 0 && [lsearch -exact $want $n] < 0} {lappend rest $n $c}}
+        # The schedule goes on at the cycle's slot 5 % 3 = 2.
+        lappend want {*}[prio_fair_model $rest 2 1 2]
+        expr {$got eq $want ? "ok" : "got $got"}
+    } {ok}
+
+    test {STRICT: many levels interleaved, entries deleted between reads} {
+        r del q
+        set old [lindex [r config get stream-node-max-entries] 1]
+        r config set stream-node-max-entries 16
+        set ids {}
+        for {set i 0} {$i < 200} {incr i} {
+            dict set ids e$i [r xadd q * priority [expr {($i * 11) % 7}] n e$i]
+        }
+        r xgroup create q g 0 PRIORITY STRICT
+        set got [prio_values [r xreadgroup group g c count 3 streams q >]]
+        set gone {e6 e13 e20 e34 e1 e8 e100 e199}
+        foreach n $gone {r xdel q [dict get $ids $n]}
+        while {1} {
+            set r [r xreadgroup group g c count 7 streams q >]
+            if {$r eq {}} break
+            lappend got {*}[prio_values $r]
+        }
+        r config set stream-node-max-entries $old
+        set want {}
+        for {set l 6} {$l >= 0} {incr l -1} {
+            for {set i 0} {$i < 200} {incr i} {
+                set n e$i
+                if {($i * 11) % 7 == $l && ([lsearch -exact $gone $n] < 0 || [lsearch -exact [lrange $got 0 2] $n] >= 0)} {
+                    lappend want $n
+                }
+            }
+        }
+        expr {$got eq $want ? "ok" : "got $got"}
+    } {ok}
 
     test {NOACK delivers by the schedule without pending entries} {
         r del q
