@@ -383,14 +383,19 @@ void chunkLoadDetachAll(void) {
  * ===================================================================== */
 
 struct chunkSealPlan {
+    int unseal;       /* chunksegUnsealValue: every chunk offered leaves */
     long long quiet;  /* chunks changed after this time are not quiet */
     chunkRef **refs;  /* the chunks taken */
     size_t n, alloc;  /* how many, room */
     sds text;         /* the segment's chunks so far */
 };
 
-void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json) {
-    if (r->seg || r->changed_ms > p->quiet || !json || !sdslen(json)) return;
+void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json, int edge) {
+    if (p->unseal) {
+        if (r->seg) refLeave(r);
+        return;
+    }
+    if (edge || r->seg || r->changed_ms > p->quiet || !json || !sdslen(json)) return;
     if (sdslen(p->text) >= CHUNKSEG_PLAN_MAX) return;
     if (p->n == p->alloc) {
         p->alloc = p->alloc ? p->alloc * 2 : 64;
@@ -400,6 +405,13 @@ void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json) {
     p->text = sdscatlen(p->text, p->n > 1 ? ",\n[" : "\n[", p->n > 1 ? 3 : 2);
     p->text = sdscatlen(p->text, json, sdslen(json));
     p->text = sdscatlen(p->text, "]", 1);
+}
+
+void chunksegUnsealValue(robj *o) {
+    const objectType *ot = objectTypeGet(o->type);
+    if (!C() || !ot->sealChunks) return;
+    chunkSealPlan p = {.unseal = 1};
+    ot->sealChunks(o, &p);
 }
 
 /* Offers the chunks of every noted big value; the notes of keys that are

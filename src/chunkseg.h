@@ -35,6 +35,7 @@
 struct storeDoc;
 struct cJSON;
 struct redisDb;
+struct robj;
 
 /* Embedded in every chunk of a type that can seal them. */
 typedef struct chunkRef {
@@ -74,10 +75,15 @@ int chunkDocAddSealed(chunkDocWriter *w, const chunkRef *r, sds *json, uint64_t 
 void chunkDocText(chunkDocWriter *w, sds json, uint64_t *pin);
 void chunkDocEnd(chunkDocWriter *w);
 
-/* Offered by a type's sealChunks (server.h) for each chunk that may be
- * sealed: not at either end of the value, its JSON cached. */
+/* Offered by a type's sealChunks (server.h) for each of its chunks whose
+ * JSON is up to date; edge: at either end of a list or sorted set (where
+ * a queue is pushed and popped: never sealed). */
 typedef struct chunkSealPlan chunkSealPlan;
-void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json);
+void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json, int edge);
+/* persist.c: o is written whole (its JSON is small now): its chunks leave
+ * their segments, whose records would otherwise name chunks nobody
+ * references. */
+void chunksegUnsealValue(struct robj *o);
 
 /* Loading (persist.c decodes, the types align): the sealed parts a value's
  * items came from, while its fromJSON runs. */

@@ -181,6 +181,7 @@ static int encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
     size_t start = sdslen(d->own);
     d->own = ot->catJSON(d->own, o);
     size_t len = sdslen(d->own) - start;
+    chunksegUnsealValue(o); /* written whole: no chunk of it is referenced */
     if (len > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
         return 0;

@@ -557,7 +557,7 @@ static void hashTypeSealChunks(robj *o, chunkSealPlan *p) {
     if (h->enc != HASH_ENC_HT) return;
     hashTable *t = h->u.t;
     if (!t->chunks || t->chunks_size != t->d->size) return;
-    for (unsigned long i = 0; i < t->nchunks; i++) chunkSealOffer(p, &t->chunks[i].ref, t->chunks[i].json);
+    for (unsigned long i = 0; i < t->nchunks; i++) chunkSealOffer(p, &t->chunks[i].ref, t->chunks[i].json, 0);
 }
 
 static void *hashTypeFromJSON(const cJSON *v, sds *err) {

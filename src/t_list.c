@@ -1181,7 +1181,8 @@ static void listTypeDocJSON(storeDoc *d, robj *o) {
 static void listTypeSealChunks(robj *o, chunkSealPlan *p) {
     rlist *l = o->ptr;
     if (!l->head) return;
-    for (listChunk *ch = l->head->next; ch && ch != l->tail; ch = ch->next) chunkSealOffer(p, &ch->ref, ch->json);
+    for (listChunk *ch = l->head; ch; ch = ch->next)
+        chunkSealOffer(p, &ch->ref, ch->json, ch == l->head || ch == l->tail);
 }
 
 static void *listTypeFromJSON(const cJSON *v, sds *err) {

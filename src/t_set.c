@@ -1370,7 +1370,7 @@ static void setTypeSealChunks(robj *o, chunkSealPlan *p) {
     set *s = o->ptr;
     if (s->enc != SET_ENC_HT) return;
     for (unsigned long i = 0; i < s->nchunks; i++)
-        if (!s->chunks[i].dirty) chunkSealOffer(p, &s->chunks[i].ref, s->chunks[i].json);
+        if (!s->chunks[i].dirty) chunkSealOffer(p, &s->chunks[i].ref, s->chunks[i].json, 0);
 }
 
 static set *setFromJSON(const cJSON *v, sds *err) {

@@ -1876,7 +1876,8 @@ static void zsetTypeDocJSON(storeDoc *d, robj *o) {
 static void zsetTypeSealChunks(robj *o, chunkSealPlan *p) {
     zset *zs = o->ptr;
     if (!zs->chead) return;
-    for (zchunk *ch = zs->chead->next; ch && ch != zs->ctail; ch = ch->next) chunkSealOffer(p, &ch->ref, ch->json);
+    for (zchunk *ch = zs->chead; ch; ch = ch->next)
+        chunkSealOffer(p, &ch->ref, ch->json, ch == zs->chead || ch == zs->ctail);
 }
 
 static void *zsetLoadFail(zset *zs, sds *err, sds msg) {

@@ -416,22 +416,40 @@ def seal(res, faults):
         casq.cleanup()
 
 
+def no_sparse_segment(key):
+    """No chunk segment the root names has few live chunks
+    (docs/state-format.md "Chunk segments", Rewrites)."""
+    body, _ = E.s3_get(key)
+    return all(c["live_count"] * 8 >= c["count"]
+               and 2 * (c["bytes"] * c["live_count"] // c["count"]) >= 64 * 6 * len(c["gone"])
+               for c in json.loads(body).get("chunk_segments", []))
+
+
 def drain_restart(res, casq, key):
-    """Draining most of the queue leaves its segments mostly dead: they are
-    unsealed, their live chunks sealed anew, the old objects deleted; a
-    restart loads the rewritten segments and keeps them sealed."""
+    """Draining most of the queue and deleting the sorted set and the
+    binary list leaves segments dead or with few live chunks: they are
+    dropped or unsealed (their live chunks sealed anew), the old objects
+    deleted; a restart loads the segments and keeps them sealed."""
     r = casq.client()
-    unsealed0 = pinfo(casq)["chunk_segments_unsealed"]
+    i0 = pinfo(casq)
     # The first deletes of the old segments fail: 503s, and one applied
     # whose reply is dropped.
     E.fault(reset=True)
     E.fault(only_path=SEG, fail_deletes=2, drop_deletes=1)
-    while r.llen("queue") > 4000:
+    # The queue stays well over 64 KB of JSON (its chunks may be sealed).
+    while r.llen("queue") > 8000:
         r.lpop("queue", 2000)
-    ok = wait_for(lambda: pinfo(casq)["chunk_segments_unsealed"] > unsealed0 and sealed(casq, 20), 10)
-    res.check("drain: the segments left mostly dead are unsealed, their live chunks sealed anew (%r)"
-              % (chunk_info(casq),), ok)
-    check_object(res, "drain", casq, key, ("queue", "delayed", "bin"))
+    r.delete("bin", "delayed")
+
+    def settled():
+        i = pinfo(casq)
+        changed = (i["chunk_segments_unsealed"] > i0["chunk_segments_unsealed"]
+                   or i["chunk_segments"] < i0["chunk_segments"])
+        return changed and sealed(casq, 20) and no_sparse_segment(key)
+
+    res.check("drain: segments left dead are dropped, those left with few live chunks unsealed and their "
+              "chunks sealed anew (%r)" % (chunk_info(casq),), wait_for(settled, 10))
+    check_object(res, "drain", casq, key, ("queue",))
     only_named_check(res, "drain", key)
     c = E.proxy_state()["counters"]
     E.fault(reset=True)
