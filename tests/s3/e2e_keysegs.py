@@ -51,31 +51,11 @@ import time
 import redis
 
 import e2e_lib as E
+from e2e_lib import UNKNOWN, pinfo, wait_for  # noqa: E402
 from casqtest import change_sealed_keys, client_snapshot  # noqa: E402 (tests/durability, on the path e2e_lib set)
 
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--key-seal-quiet", "50"]
 NKEYS = 300
-UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
-
-
-def wait_for(pred, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if pred():
-                return True
-        except UNKNOWN:
-            pass
-        time.sleep(0.05)
-    return False
-
-
-def pinfo(casq):
-    c = casq.client(socket_timeout=5)
-    try:
-        return c.info("persistence")
-    finally:
-        c.close()
 
 
 def sealed(casq, inline_max=50):

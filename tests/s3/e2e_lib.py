@@ -564,3 +564,33 @@ def check_applied_order(res, label, recs):
     res.check("%s: commit_seq strictly increasing over the %d applied PUTs" % (label, len(recs)),
               not bad, "out of order (seq, epoch -> seq, epoch): %r" % bad[:5])
     return not bad
+
+
+# ------------------------------------------------------------------------
+# Waiting on a casq whose answers may fail while it restarts or takes over
+# ------------------------------------------------------------------------
+
+# What a request to a node may raise while it restarts, loads or fails over.
+UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
+
+
+def wait_for(pred, timeout):
+    """pred() until it is true (errors count as false) or timeout s."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if pred():
+                return True
+        except UNKNOWN:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def pinfo(casq):
+    """INFO persistence of a node, on a fresh connection."""
+    c = casq.client(socket_timeout=5)
+    try:
+        return c.info("persistence")
+    finally:
+        c.close()
