@@ -15,9 +15,9 @@
  *
  * A chunk that changes or is freed leaves its segment (chunkRefChanged,
  * chunkRefFreed). The cron unseals a segment whose live chunks are few
- * (worthUnsealing), and the smallest segments once there are more than
- * CHUNKSEG_SMALL_MAX small ones: their chunks are quiet, the next plan
- * seals them with others.
+ * (worthUnsealing): they are quiet, the next plan seals them with others;
+ * and merges the smallest segments by copy once there are more than
+ * CHUNKSEG_SMALL_MAX small ones (mergeNext).
  *
  * Segments are not per database: a reference names a segment and a part,
  * whatever key holds the chunk (RENAME, MOVE and SWAPDB move values, not
@@ -59,7 +59,20 @@ typedef struct chunkSegment {
     uint64_t ngone;  /* how many */
     int durable;     /* written: the root may name it */
     long long landed_ms; /* when it became durable */
+    /* --- a small segment keeps its chunks' text, to be merged by copy --- */
+    sds body;        /* "[items]" of each chunk, one after the other, or NULL */
+    uint32_t *offs;  /* chunk i is body[offs[i] .. offs[i + 1]) */
+    /* --- a merge being written: where its chunks come from --- */
+    struct chunkMove *moves; /* moves[k]: chunk k's source, or NULL */
 } chunkSegment;
+
+/* Chunk k of a merge: part `part` of segment `seg`, held by `ref` when the
+ * merge was planned (compared, never followed, until it is checked to be
+ * still there). */
+typedef struct chunkMove {
+    uint32_t seg, part;
+    chunkRef *ref;
+} chunkMove;
 
 typedef struct chunksegState {
     dict *byid;             /* id -> chunkSegment* (durable and writing) */
@@ -83,6 +96,7 @@ typedef struct chunksegState {
     long long chunks_sealed; /* chunks attached to them */
     long long bytes_sealed; /* their bytes */
     long long unsealed;     /* segments unsealed (rewritten through the root) */
+    long long merged;       /* segments merged by copy into bigger ones */
     long long seal_errors;  /* seals that failed */
 } chunksegState;
 
@@ -106,6 +120,9 @@ void chunksegInit(void) {
 static void segFree(chunkSegment *g) {
     sdsfree(g->name);
     sdsfree(g->gone);
+    sdsfree(g->body);
+    zfree(g->offs);
+    zfree(g->moves);
     zfree(g->refs);
     zfree(g);
 }
@@ -176,21 +193,34 @@ static void segDrop(chunkSegment *g) {
     segFree(g);
 }
 
+/* The bytes of g's live chunks (its size in proportion). */
+static uint64_t liveBytes(const chunkSegment *g) { return g->bytes * g->live / g->count; }
+
+static int byLiveBytes(const void *a, const void *b) {
+    uint64_t x = liveBytes(*(chunkSegment *const *)a), y = liveBytes(*(chunkSegment *const *)b);
+    return x < y ? -1 : x > y;
+}
+
 static long long quietMs(const chunksegState *cs) {
     return cs->quiet_ms > server.cfg.key_seal_quiet_ms ? cs->quiet_ms : server.cfg.key_seal_quiet_ms;
 }
 
 /* Part `part` of g is no longer sealed there. */
-static void segGone(chunkSegment *g, uint32_t part) {
-    chunksegState *cs = C();
-    /* Gone within ten quiet times of its seal: sealing it was a waste. */
-    if (g->durable && server.mstime_cache - g->landed_ms < 10 * quietMs(cs) + 1000) cs->recent_churned++;
+static void segPartLeaves(chunkSegment *g, uint32_t part) {
     g->refs[part] = NULL;
     if (g->ngone++) g->gone = sdscatlen(g->gone, ",", 1);
     g->gone = jsonCatU64(g->gone, part);
     g->live--;
     /* A segment being written is finished by its callback. */
     if (g->live == 0 && g->durable) segDrop(g);
+}
+
+/* Part `part` of g changed or was freed. */
+static void segGone(chunkSegment *g, uint32_t part) {
+    chunksegState *cs = C();
+    /* Gone within ten quiet times of its seal: sealing it was a waste. */
+    if (g->durable && server.mstime_cache - g->landed_ms < 10 * quietMs(cs) + 1000) cs->recent_churned++;
+    segPartLeaves(g, part);
 }
 
 /* ========================================================================
@@ -387,8 +417,32 @@ struct chunkSealPlan {
     long long quiet;  /* chunks changed after this time are not quiet */
     chunkRef **refs;  /* the chunks taken */
     size_t n, alloc;  /* how many, room */
-    sds text;         /* the segment's chunks so far */
+    sds body;         /* their "[items]", one after the other */
+    uint32_t *offs;   /* chunk i is body[offs[i] .. offs[i + 1]) (n + 1) */
 };
+
+/* Appends a chunk's text to a plan's body; its ref (NULL for a merge,
+ * whose chunks are not taken yet) to refs. */
+static void planAdd(chunkSealPlan *p, chunkRef *r, const char *text, size_t len, int bracket) {
+    if (p->n + 1 >= p->alloc) {
+        p->alloc = p->alloc ? p->alloc * 2 : 64;
+        p->refs = zrealloc(p->refs, sizeof(chunkRef *) * p->alloc);
+        p->offs = zrealloc(p->offs, sizeof(uint32_t) * (p->alloc + 1));
+    }
+    if (!p->body) p->body = sdsempty();
+    p->offs[p->n] = (uint32_t)sdslen(p->body);
+    p->refs[p->n++] = r;
+    if (bracket) p->body = sdscatlen(p->body, "[", 1);
+    p->body = sdscatlen(p->body, text, len);
+    if (bracket) p->body = sdscatlen(p->body, "]", 1);
+    p->offs[p->n] = (uint32_t)sdslen(p->body);
+}
+
+static void planFree(chunkSealPlan *p) {
+    sdsfree(p->body);
+    zfree(p->offs);
+    zfree(p->refs);
+}
 
 void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json, int edge) {
     if (p->unseal) {
@@ -396,15 +450,8 @@ void chunkSealOffer(chunkSealPlan *p, chunkRef *r, sds json, int edge) {
         return;
     }
     if (edge || r->seg || r->changed_ms > p->quiet || !json || !sdslen(json)) return;
-    if (sdslen(p->text) >= CHUNKSEG_PLAN_MAX) return;
-    if (p->n == p->alloc) {
-        p->alloc = p->alloc ? p->alloc * 2 : 64;
-        p->refs = zrealloc(p->refs, sizeof(chunkRef *) * p->alloc);
-    }
-    p->refs[p->n++] = r;
-    p->text = sdscatlen(p->text, p->n > 1 ? ",\n[" : "\n[", p->n > 1 ? 3 : 2);
-    p->text = sdscatlen(p->text, json, sdslen(json));
-    p->text = sdscatlen(p->text, "]", 1);
+    if (p->body && sdslen(p->body) >= CHUNKSEG_PLAN_MAX) return;
+    planAdd(p, r, json, sdslen(json), 1);
 }
 
 void chunksegUnsealValue(robj *o) {
@@ -420,7 +467,7 @@ static void planGather(chunksegState *cs, chunkSealPlan *p) {
     dictIterator it;
     dictEntry *de;
     dictInitIterator(&it, cs->big);
-    while ((de = dictNext(&it)) && sdslen(p->text) < CHUNKSEG_PLAN_MAX) {
+    while ((de = dictNext(&it)) && (!p->body || sdslen(p->body) < CHUNKSEG_PLAN_MAX)) {
         sds k = de->key;
         int dbid = (unsigned char)k[0];
         robj *o = NULL;
@@ -441,7 +488,8 @@ static void planGather(chunksegState *cs, chunkSealPlan *p) {
 
 static void sealDone(void *priv, storeStatus status, const char *err);
 
-/* The chunks of a segment that will not land are inline again. */
+/* The chunks of a segment that will not land are inline again (a merge
+ * took none yet: they stay where they are). */
 static void segAbandon(chunkSegment *g) {
     dictDelete(C()->byid, (void *)(uintptr_t)g->id);
     for (uint64_t i = 0; i < g->count; i++)
@@ -449,45 +497,144 @@ static void segAbandon(chunkSegment *g) {
     segFree(g);
 }
 
+/* The segment's text: {"format", "segment", "chunks": [one per line],
+ * "count"}. */
+static sds segText(const chunkSegment *g, const chunkSealPlan *p) {
+    sds text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
+    text = jsonCatString(text, g->name, sdslen(g->name));
+    text = sdscatlen(text, ",\"chunks\":[", 11);
+    text = sdsMakeRoomFor(text, sdslen(p->body) + 3 * p->n + 32);
+    for (size_t i = 0; i < p->n; i++) {
+        text = sdscatlen(text, i ? ",\n" : "\n", i ? 2 : 1);
+        text = sdscatlen(text, p->body + p->offs[i], p->offs[i + 1] - p->offs[i]);
+    }
+    text = sdscatlen(text, "\n],\"count\":", 11);
+    text = jsonCatU64(text, p->n);
+    return sdscatlen(text, "}\n", 2);
+}
+
+/* Hands g's text to the store; a small segment keeps its chunks' text
+ * (the plan's body) for a merge by copy. */
+static void segWrite(chunksegState *cs, chunkSegment *g, chunkSealPlan *p) {
+    sds text = segText(g, p);
+    g->bytes = sdslen(text);
+    g->crc = streamSegmentCRC(text, sdslen(text));
+    if (g->bytes < CHUNKSEG_PLAN_MAX / 4) {
+        g->body = p->body;
+        g->offs = p->offs;
+        p->body = NULL;
+        p->offs = NULL;
+    }
+    planFree(p);
+    cs->writing = g;
+    cs->writing_epoch = cs->epoch;
+    segmentWriting(g->name, 1);
+    server.store->type->seg_put(server.store, g->name, text, sealDone, (void *)(uintptr_t)g->id);
+}
+
 /* Plans the next seal and hands it to the store; 1 if one started. */
 static int sealNext(chunksegState *cs, long long now) {
     if (cs->writing || now < cs->next_plan_ms || !dictSize(cs->big)) return 0;
     if (!server.store || !server.store->type->seg_put) return 0;
     cs->next_plan_ms = now + CHUNKSEG_PLAN_EVERY_MS;
-    chunkSealPlan p = {.quiet = now - quietMs(cs), .text = sdsempty()};
+    chunkSealPlan p = {.quiet = now - quietMs(cs)};
     planGather(cs, &p);
     /* Worth a segment with segment-seal-bytes of quiet chunks, or any once
      * no commit ran for CHUNKSEG_IDLE_MS. */
     int idle = now - cs->last_commit_ms >= CHUNKSEG_IDLE_MS;
-    if (!p.n || (!idle && sdslen(p.text) < (size_t)server.cfg.segment_seal_bytes)) {
-        sdsfree(p.text);
-        zfree(p.refs);
+    if (!p.n || (!idle && sdslen(p.body) < (size_t)server.cfg.segment_seal_bytes)) {
+        planFree(&p);
         return 0;
     }
     sds name = segmentNewName();
     chunkSegment *g = segNew(name, p.n);
+    sdsfree(name);
     for (size_t i = 0; i < p.n; i++) {
         g->refs[i] = p.refs[i];
         p.refs[i]->seg = g->id;
         p.refs[i]->part = (uint32_t)i;
     }
     g->live = p.n;
-    sds text = sdscatlen(sdsempty(), "{\"format\":2,\"segment\":", 22);
-    text = jsonCatString(text, name, sdslen(name));
-    text = sdscatlen(text, ",\"chunks\":[", 11);
-    text = sdscatlen(text, p.text, sdslen(p.text));
-    text = sdscatlen(text, "\n],\"count\":", 11);
-    text = jsonCatU64(text, p.n);
-    text = sdscatlen(text, "}\n", 2);
-    sdsfree(p.text);
-    zfree(p.refs);
+    segWrite(cs, g, &p);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Merging small segments by copy
+ *
+ * The live chunks of the smallest segments that kept their text are
+ * copied into a new one; once it is durable, each chunk still sealed where
+ * it was moves to it (the root names it from the next commit), and the
+ * old segments, left with nothing live, are dropped. Nothing goes back
+ * inline, so the roots meanwhile stay small.
+ * --------------------------------------------------------------------- */
+
+/* Plans and writes a merge of `from` (n segments, each with a body). */
+static void mergeStart(chunksegState *cs, chunkSegment **from, size_t n) {
+    chunkSealPlan p = {0};
+    size_t alloc = 0, nmoves = 0;
+    chunkMove *moves = NULL;
+    for (size_t s = 0; s < n; s++) {
+        chunkSegment *old = from[s];
+        for (uint64_t i = 0; i < old->count; i++) {
+            if (!old->refs[i]) continue;
+            planAdd(&p, NULL, old->body + old->offs[i], old->offs[i + 1] - old->offs[i], 0);
+            if (nmoves == alloc) {
+                alloc = alloc ? alloc * 2 : 64;
+                moves = zrealloc(moves, sizeof(*moves) * alloc);
+            }
+            moves[nmoves++] = (chunkMove){old->id, (uint32_t)i, old->refs[i]};
+        }
+    }
+    sds name = segmentNewName();
+    chunkSegment *g = segNew(name, p.n);
     sdsfree(name);
-    g->bytes = sdslen(text);
-    g->crc = streamSegmentCRC(text, sdslen(text));
-    cs->writing = g;
-    cs->writing_epoch = cs->epoch;
-    segmentWriting(g->name, 1);
-    server.store->type->seg_put(server.store, g->name, text, sealDone, (void *)(uintptr_t)g->id);
+    g->moves = moves;
+    cs->merged++;
+    segWrite(cs, g, &p);
+}
+
+/* The merge landed: the chunks still where it copied them from move. */
+static void mergeLanded(chunkSegment *g) {
+    for (uint64_t k = 0; k < g->count; k++) {
+        chunkMove *m = &g->moves[k];
+        chunkSegment *old = segById(m->seg);
+        if (old && m->part < old->count && old->refs[m->part] == m->ref) {
+            chunkRef *r = m->ref;
+            segPartLeaves(old, m->part); /* may drop old: r is still live */
+            r->seg = g->id;
+            r->part = (uint32_t)k;
+            g->refs[k] = r;
+            g->live++;
+        } else {
+            if (g->ngone++) g->gone = sdscatlen(g->gone, ",", 1);
+            g->gone = jsonCatU64(g->gone, k);
+        }
+    }
+    zfree(g->moves);
+    g->moves = NULL;
+}
+
+/* More than CHUNKSEG_SMALL_MAX small segments with their text: the
+ * smallest are merged, CHUNKSEG_PLAN_MAX together at most. 1 if a merge
+ * started. */
+static int mergeNext(chunksegState *cs) {
+    if (cs->writing || !server.store || !server.store->type->seg_put) return 0;
+    chunkSegment *small[CHUNKSEG_SMALL_MAX * 4];
+    size_t n = 0, all = 0;
+    for (listNode *ln = listFirst(cs->segs); ln; ln = ln->next) {
+        chunkSegment *g = ln->value;
+        if (!g->body || liveBytes(g) >= CHUNKSEG_PLAN_MAX / 4) continue;
+        all++;
+        if (n < sizeof(small) / sizeof(small[0])) small[n++] = g;
+    }
+    if (all <= CHUNKSEG_SMALL_MAX) return 0;
+    qsort(small, n, sizeof(small[0]), byLiveBytes);
+    uint64_t total = 0;
+    size_t take = 0;
+    while (take < n && (take < 2 || total + liveBytes(small[take]) <= CHUNKSEG_PLAN_MAX))
+        total += liveBytes(small[take++]);
+    mergeStart(cs, small, take);
     return 1;
 }
 
@@ -510,28 +657,24 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
         segAbandon(g);
         return;
     }
+    int merge = g->moves != NULL;
+    if (sealAllowed(cs) && merge) mergeLanded(g);
     if (!sealAllowed(cs) || !g->live) {
         segmentDeleteUnnamed(g->name);
         segAbandon(g);
         return;
     }
     segLanded(g, g->bytes, g->crc);
-    cs->recent_sealed += (long long)g->live;
-    cs->sealed++;
+    if (!merge) {
+        cs->recent_sealed += (long long)g->live;
+        cs->sealed++;
+    }
     cs->chunks_sealed += (long long)g->live;
     cs->bytes_sealed += (long long)g->bytes;
     /* Nothing a client changed: a commit nobody waits for, writing the
      * smaller root. */
     server.change_seq++;
     server.dirty++;
-}
-
-/* The bytes of g's live chunks (its size in proportion). */
-static uint64_t liveBytes(const chunkSegment *g) { return g->bytes * g->live / g->count; }
-
-static int byLiveBytes(const void *a, const void *b) {
-    uint64_t x = liveBytes(*(chunkSegment *const *)a), y = liveBytes(*(chunkSegment *const *)b);
-    return x < y ? -1 : x > y;
 }
 
 static void unseal(chunksegState *cs, chunkSegment *g) {
@@ -554,7 +697,8 @@ static int worthUnsealing(const chunkSegment *g) {
 }
 
 /* Unseals what is not worth naming any more (worthUnsealing), and, once
- * more than CHUNKSEG_SMALL_MAX segments hold less than a quarter of
+ * more than CHUNKSEG_SMALL_MAX segments without their text (loaded ones:
+ * the others are merged by copy, mergeNext) hold less than a quarter of
  * CHUNKSEG_PLAN_MAX, the smallest of them, up to CHUNKSEG_PLAN_MAX
  * together: they are sealed again as one (a queue with turnover would
  * otherwise leave a record per seal in every root). */
@@ -566,7 +710,7 @@ static void unsealSparse(chunksegState *cs) {
         chunkSegment *g = ln->value;
         if (worthUnsealing(g)) {
             unseal(cs, g);
-        } else if (liveBytes(g) < CHUNKSEG_PLAN_MAX / 4) {
+        } else if (!g->body && liveBytes(g) < CHUNKSEG_PLAN_MAX / 4) {
             nsmall_all++;
             if (nsmall < sizeof(small) / sizeof(small[0])) small[nsmall++] = g;
         }
@@ -605,7 +749,7 @@ void chunksegCron(int broker) {
     long long now = mstime();
     adaptQuiet(cs, now);
     unsealSparse(cs);
-    sealNext(cs, now);
+    if (!mergeNext(cs)) sealNext(cs, now);
 }
 
 void chunksegCommitDone(int ok) {
@@ -637,10 +781,11 @@ sds chunksegInfo(sds s) {
                         "chunk_segments_chunks_sealed:%lld\r\n"
                         "chunk_segments_bytes_sealed:%lld\r\n"
                         "chunk_segments_unsealed:%lld\r\n"
+                        "chunk_segments_merged:%lld\r\n"
                         "chunk_segments_seal_errors:%lld\r\n"
                         "chunk_segments_seal_in_progress:%d\r\n"
                         "chunk_segments_candidates:%lu\r\n"
                         "chunk_segments_quiet_ms:%lld\r\n",
                         listLength(cs->segs), live, gone, cs->sealed, cs->chunks_sealed, cs->bytes_sealed,
-                        cs->unsealed, cs->seal_errors, cs->writing != NULL, dictSize(cs->big), quietMs(cs));
+                        cs->unsealed, cs->merged, cs->seal_errors, cs->writing != NULL, dictSize(cs->big), quietMs(cs));
 }

@@ -26,9 +26,10 @@ casq runs with small segments (segment-seal-bytes 4kb), key-seal-quiet
      chunk, a chunk referenced twice, a segment not listed: casq refuses
      to start, says what is wrong and writes nothing.
   6. crash: pushers RPUSH unique jobs and workers LPOP them while casq is
-     SIGKILLed (CRASH_KILLS, default 3): every acknowledged push is in the
-     list or was popped, no acknowledged pop comes back, the order is the
-     push order; only named segments are left once the grace passed.
+     SIGKILLed (CRASH_KILLS, default 3) as it seals and merges small
+     segments by copy: every acknowledged push is in the list or was
+     popped, no acknowledged pop comes back, the order is the push order;
+     only named segments are left once the grace passed.
 Ports: 26400-26409 (CHUNKSEG_PORT overrides).
 """
 
@@ -293,7 +294,7 @@ def test_crash(tmp):
     check(wait_for(lambda: sealed(r), 20), "crash: the backlog is sealed before the kills")
     acked = {"pushed": list(base), "popped": []}
     lock, seq = threading.Lock(), {}
-    sealed_total = 0
+    sealed_total = merged_total = 0
     for _ in range(KILLS):
         stop = threading.Event()
         ts = [threading.Thread(target=worker, args=(x, k, acked, stop, lock, seq))
@@ -302,7 +303,9 @@ def test_crash(tmp):
             t.start()
         time.sleep(rnd.uniform(0.8, 1.6))
         try:
-            sealed_total = max(sealed_total, info(x.client(socket_timeout=2))["chunk_segments_sealed"])
+            i = info(x.client(socket_timeout=2))
+            sealed_total = max(sealed_total, i["chunk_segments_sealed"])
+            merged_total += i["chunk_segments_merged"]
         except redis.RedisError:
             pass
         x.kill()
@@ -336,7 +339,8 @@ def test_crash(tmp):
     nb = sum(1 for j in now if pusher(j) == "b")
     check(not unordered and all(pusher(j) == "b" for j in now[:nb]),
           "crash: the list keeps each pusher's order, the backlog first", str(unordered))
-    check(sealed_total > 0, "crash: chunk segments were sealed during the run", str(sealed_total))
+    check(sealed_total > 0 and merged_total > 0, "crash: chunk segments were sealed, and small ones merged by copy, "
+          "during the run", f"sealed {sealed_total}, merged {merged_total}")
     segdir = os.path.join(tmp, "queue.json.segments")
 
     def only_named():
