@@ -650,6 +650,39 @@ void renameCommand(client *c) { renameGenericCommand(c, 0); }
 void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
 
 /* ------------------------------------------------------------------------
+ * MOVE key db
+ * --------------------------------------------------------------------- */
+
+/* Redis's moveCommand: the object (with its TTL) leaves this database for
+ * db, unless db holds the key already. */
+void moveCommand(client *c) {
+    long dbid;
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], INT_MIN, INT_MAX, &dbid, NULL) != C_OK) return;
+    if (dbid < 0 || dbid >= server.cfg.databases) {
+        addReplyError(c, "DB index is out of range");
+        return;
+    }
+    redisDb *src = c->db, *dst = &server.db[dbid];
+    if (src == dst) {
+        addReplyError(c, "source and destination objects are the same");
+        return;
+    }
+    sds key = c->argv[1];
+    robj *o = lookupKeyWrite(c, src, key);
+    if (!o || lookupKeyWrite(c, dst, key)) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    long long expire = getExpire(src, key);
+    o = dbDetach(src, key);
+    dbAdd(dst, key, o);
+    if (expire != -1) setExpire(dst, key, expire);
+    signalModifiedKey(c, src, key, NULL);
+    signalModifiedKey(c, dst, key, o);
+    addReplyLongLong(c, 1);
+}
+
+/* ------------------------------------------------------------------------
  * COPY source destination [DB destination-db] [REPLACE]
  * --------------------------------------------------------------------- */
 
@@ -760,6 +793,7 @@ struct redisCommand dbCommandTable[] = {
     {"randomkey", randomkeyCommand, 1, CMD_READONLY, 0, 0, 0, "keyspace read slow", NULL},
     {"rename", renameCommand, 3, CMD_WRITE, 1, 2, 1, "keyspace write slow", NULL},
     {"copy", copyCommand, -3, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "keyspace write slow", NULL},
+    {"move", moveCommand, 3, CMD_WRITE | CMD_FAST, 1, 1, 1, "keyspace write fast", NULL},
     {"renamenx", renamenxCommand, 3, CMD_WRITE | CMD_FAST, 1, 2, 1, "keyspace write fast", NULL},
     {"expire", expireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "keyspace write fast", NULL},
     {"pexpire", pexpireCommand, -3, CMD_WRITE | CMD_FAST, 1, 1, 1, "keyspace write fast", NULL},

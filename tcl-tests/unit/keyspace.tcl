@@ -1,5 +1,5 @@
 # Keyspace commands on stream keys: DEL, UNLINK, EXISTS, TYPE, KEYS, SCAN,
-# RANDOMKEY, RENAME, RENAMENX, DBSIZE, FLUSHDB, FLUSHALL, TOUCH.
+# RANDOMKEY, RENAME, RENAMENX, MOVE, DBSIZE, FLUSHDB, FLUSHALL, TOUCH.
 
 # Create stream keys (one entry each).
 proc create_keys {args} {
@@ -416,4 +416,77 @@ start_server {tags {"keyspace"}} {
         r flushall
         getInfoProperty [r info keyspace] db9
     } {}
+
+    test {MOVE moves a key and its TTL to another database} {
+        r flushall
+        r set mv hello
+        r expire mv 1000
+        set moved [r move mv 10]
+        set here [r exists mv]
+        r select 10
+        set there [list [r get mv] [expr {[r ttl mv] > 900}]]
+        r select 9
+        list $moved $here $there
+    } {1 0 {hello 1}}
+
+    test {MOVE keeps a stream's groups and pending entries} {
+        r flushall
+        r xadd s 1 f v
+        r xgroup create s g 0
+        r xreadgroup group g alice streams s >
+        r move s 10
+        r select 10
+        set p [lindex [r xpending s g - + 10] 0]
+        r select 9
+        list [lindex $p 0] [lindex $p 1] [r exists s]
+    } {1-0 alice 0}
+
+    test {MOVE does nothing when the key exists in the destination} {
+        r flushall
+        r set mv src
+        r select 10
+        r set mv dst
+        r select 9
+        set moved [r move mv 10]
+        set here [r get mv]
+        r select 10
+        set there [r get mv]
+        r select 9
+        list $moved $here $there
+    } {0 src dst}
+
+    test {MOVE of a missing key} {
+        r flushall
+        r move nosuchkey 10
+    } {0}
+
+    test {MOVE errors: same database, out of range, not an integer, arity} {
+        r flushall
+        r set mv x
+        set e1 [catch {r move mv 9} m1]
+        set e2 [catch {r move mv 100000} m2]
+        set e3 [catch {r move mv -1} m3]
+        set e4 [catch {r move mv notanumber} m4]
+        set e5 [catch {r move mv} m5]
+        list $e1 $m1 $e2 $m2 $e3 $m3 $e4 $m4 $e5 [string match {*wrong number of arguments*} $m5] [r get mv]
+    } {1 {ERR source and destination objects are the same} 1 {ERR DB index is out of range} 1 {ERR DB index is out of range} 1 {ERR value is not an integer or out of range} 1 1 x}
+
+    test {MOVE is described as Redis describes it (COMMAND INFO)} {
+        lrange [lindex [r command info move] 0] 0 6
+    } {move 3 {write fast} 1 1 1 {@keyspace @write @fast}}
+}
+
+start_server {tags {"keyspace" "needs:persistence"}} {
+    test {A MOVE survives a restart} {
+        r flushall
+        r rpush l a b c
+        r pexpire l 100000
+        r move l 11
+        restart_server
+        set here [r exists l]
+        r select 11
+        set there [list [r lrange l 0 -1] [expr {[r pttl l] > 90000}]]
+        r select 9
+        list $here $there
+    } {0 {{a b c} 1}}
 }
