@@ -714,12 +714,15 @@ def loader(res):
                    ([l.split(" # ", 1)[-1] for l in log.splitlines() if "Fatal" in l] or ["?"])[-1])
         print("# loader: %s; roots read again after a missing segment: %d"
               % (outcome, log.count("reading the root again")))
-        res.check("loader: A unsealed, sealed and deleted segments while C loaded (unsealed %d -> %d, "
-                  "sealed %d -> %d, deleted %d -> %d)"
-                  % (before["chunk_segments_unsealed"], mid["chunk_segments_unsealed"],
+        def rewrites(i):
+            return i["chunk_segments_unsealed"] + i["chunk_segments_merged"]
+
+        res.check("loader: A rewrote (unsealed or merged), sealed and deleted segments while C loaded "
+                  "(rewrites %d -> %d, sealed %d -> %d, deleted %d -> %d)"
+                  % (rewrites(before), rewrites(mid),
                      before["chunk_segments_sealed"], mid["chunk_segments_sealed"],
                      before["segments_deleted"], mid["segments_deleted"]),
-                  mid["chunk_segments_unsealed"] > before["chunk_segments_unsealed"]
+                  rewrites(mid) > rewrites(before)
                   and mid["chunk_segments_sealed"] > before["chunk_segments_sealed"]
                   and mid["segments_deleted"] > before["segments_deleted"])
         res.check("loader: C took over or lost its start-up CAS to the busy broker, never refused the state",

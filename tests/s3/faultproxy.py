@@ -34,7 +34,9 @@ stores and networks do, mostly for PUTs (the commits):
   only_path=S         the count-based faults above (fail_*, drop_*, reset_puts,
                       error_after_apply, stall_*) fire only on requests
                       whose path contains S (".segments/": segments only;
-                      "" = every request); others pass untouched
+                      "" = every request), or ends with it if S ends with
+                      "$" ("<key>$": the root object only); others pass
+                      untouched
 
 Control API, on the same port (no bucket can be named "__fault__"):
 
@@ -126,7 +128,9 @@ class FaultState:
         `path`, if only_path allows it there)."""
         with self.lock:
             only = self.settings["only_path"]
-            if only and only not in path:
+            if only.endswith("$") and not path.endswith(only[:-1]):
+                return False
+            if only and not only.endswith("$") and only not in path:
                 return False
             if self.settings[name] > 0:
                 self.settings[name] -= 1
