@@ -100,12 +100,7 @@ typedef struct chunksegState {
     long long seal_errors;  /* seals that failed */
 } chunksegState;
 
-static uint64_t idHash(const void *key) {
-    uintptr_t v = (uintptr_t)key;
-    return dictGenHashFunction(&v, sizeof(v));
-}
-static int idCompare(const void *a, const void *b) { return a == b; }
-static dictType chunksegByIdType = {idHash, idCompare, NULL, NULL};
+static dictType chunksegByIdType = {dictPtrHash, dictPtrCompare, NULL, NULL};
 
 static chunksegState *C(void) { return server.chunkseg; }
 

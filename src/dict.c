@@ -258,5 +258,12 @@ static int sdsCaseCompare(const void *a, const void *b) {
 
 static void sdsDestructor(void *p) { sdsfree(p); }
 
+uint64_t dictPtrHash(const void *key) {
+    uintptr_t v = (uintptr_t)key;
+    return dictGenHashFunction(&v, sizeof(v));
+}
+
+int dictPtrCompare(const void *a, const void *b) { return a == b; }
+
 dictType sdsKeyDictType = {sdsHash, sdsKeyCompare, sdsDestructor, NULL};
 dictType sdsCaseDictType = {sdsCaseHash, sdsCaseCompare, sdsDestructor, NULL};

@@ -62,6 +62,10 @@ static inline unsigned long dictSize(const dict *d) { return d->used; }
 uint64_t dictGenHashFunction(const void *key, size_t len);
 void dictSetHashSeed(uint64_t seed);
 
+/* Keys that are pointers or integers cast to one, compared as such. */
+uint64_t dictPtrHash(const void *key);
+int dictPtrCompare(const void *a, const void *b);
+
 /* Ready-made type for sds keys (binary-safe), values untouched. */
 extern dictType sdsKeyDictType;
 /* sds keys compared case-insensitively (command names, config names). */

@@ -93,12 +93,7 @@ typedef struct keysegState {
     long long seal_errors;         /* seals that failed */
 } keysegState;
 
-static uint64_t idHash(const void *key) {
-    uintptr_t v = (uintptr_t)key;
-    return dictGenHashFunction(&v, sizeof(v));
-}
-static int idCompare(const void *a, const void *b) { return a == b; }
-static dictType keysegByIdType = {idHash, idCompare, NULL, NULL};
+static dictType keysegByIdType = {dictPtrHash, dictPtrCompare, NULL, NULL};
 
 static uint64_t inlineHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
 static int inlineCompare(const void *a, const void *b) {

@@ -58,24 +58,17 @@ struct persistCache {
     size_t bytes;  /* JSON bytes held */
 };
 
-/* Keyed by the object's address. An address can be reused by a new object
- * after the old one is freed, but never with the old mod_seq: every change
- * stamps a fresh change_seq (loading too, and it resets the cache), and
- * mod_seq 0 -- an object nobody stamped -- is never cached. */
-static uint64_t ptrHash(const void *key) {
-    uintptr_t p = (uintptr_t)key;
-    return dictGenHashFunction(&p, sizeof(p));
-}
-
-static int ptrCompare(const void *a, const void *b) { return a == b; }
-
 static void cacheEntryFree(void *val) {
     persistCacheEntry *e = val;
     sdsfree(e->json);
     zfree(e);
 }
 
-static dictType persistCacheDictType = {ptrHash, ptrCompare, NULL, cacheEntryFree};
+/* Keyed by the object's address. An address can be reused by a new object
+ * after the old one is freed, but never with the old mod_seq: every change
+ * stamps a fresh change_seq (loading too, and it resets the cache), and
+ * mod_seq 0 -- an object nobody stamped -- is never cached. */
+static dictType persistCacheDictType = {dictPtrHash, dictPtrCompare, NULL, cacheEntryFree};
 
 persistCache *persistCacheCreate(void) {
     persistCache *pc = zcalloc(sizeof(*pc));

@@ -136,20 +136,13 @@ typedef struct stringJSON {
     uint64_t pin; /* docTextRef's pin */
 } stringJSON;
 
-static uint64_t ptrHash(const void *key) {
-    uintptr_t p = (uintptr_t)key;
-    return dictGenHashFunction(&p, sizeof(p));
-}
-
-static int ptrCompare(const void *a, const void *b) { return a == b; }
-
 static void stringJSONFree(void *val) {
     stringJSON *j = val;
     docTextFree(j->json, j->pin);
     zfree(j);
 }
 
-static dictType stringJSONDictType = {ptrHash, ptrCompare, NULL, stringJSONFree};
+static dictType stringJSONDictType = {dictPtrHash, dictPtrCompare, NULL, stringJSONFree};
 static dict *stringJSONCache; /* stringValue* -> stringJSON* */
 
 /* Before sv changes or goes: its JSON is stale (a borrowed one goes to the

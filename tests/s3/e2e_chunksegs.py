@@ -462,47 +462,12 @@ def drain_restart(res, casq, key):
 
 def damaged(res, key):
     """A missing and a corrupt chunk segment: casq refuses to start, names
-    the segment, and writes (and deletes) nothing; put back, it loads."""
-    body, etag = E.s3_get(key)
+    the segment, and writes (and deletes) nothing; put back, it loads, its
+    chunks sealed."""
+    body, _ = E.s3_get(key)
     name = json.loads(body)["chunk_segments"][0]["name"]
-    seg_key = key + SEG + name
-    seg, _ = E.s3_get(seg_key)
-
-    def attempt(label, words):
-        E.fault(reset=True)
-        casq = E.Casq(key, extra=ARGS, name="casq[%s]" % label)
-        try:
-            casq.spawn()
-            rc = casq.wait_exit(60)
-            log = casq.log()
-            res.check("%s: casq refuses to start (rc=%s), the log names the segment and says %s"
-                      % (label, rc, words), rc not in (0, None) and all(w in log for w in [name] + words),
-                      E.tail(log))
-            after, etag_after = E.s3_get(key)
-            c = E.proxy_state()["counters"]
-            res.check("%s: the root is unchanged, nothing PUT or DELETEd (puts %s, deletes %s)"
-                      % (label, c.get("puts", 0), c.get("deletes", 0)),
-                      etag_after == etag and after == body and not c.get("puts") and not c.get("deletes"))
-        finally:
-            casq.cleanup()
-
-    E.s3_delete(seg_key)
-    attempt("missing chunk segment", ["missing"])
-    bad = bytearray(seg)
-    bad[len(bad) // 2] ^= 0x20
-    E.s3_put(seg_key, bytes(bad))
-    attempt("corrupt chunk segment", ["corrupt", "CRC-32"])
-    E.s3_put(seg_key, seg)
-    E.fault(reset=True)
-    casq = E.Casq(key, extra=ARGS, name="casq[restored]")
-    try:
-        casq.start()
-        res.check("restored: the same root loads once the segment is back, its chunks sealed",
-                  casq.client().llen("queue") > 0 and pinfo(casq)["chunk_segments_chunks"] > 0)
-        res.check("restored: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), E.tail(casq.log()))
-    finally:
-        casq.cleanup()
-
+    E.check_damaged_segment(res, key, name, "chunk", ARGS,
+                            lambda casq: casq.client().llen("queue") > 0 and pinfo(casq)["chunk_segments_chunks"] > 0)
 
 def seg_faults(res, casq, key):
     """2. Faults on segment PUTs while chunks are sealed, under pushers, a

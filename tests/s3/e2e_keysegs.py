@@ -564,49 +564,11 @@ def check_object_strings(res, writers, doc):
 # ------------------------------------------------------------------------
 
 def damaged(res, key):
-    body, etag = E.s3_get(key)
-    root = json.loads(body)
-    rec = next(s for d in root["databases"] for s in d.get("segments", []))
-    seg_key = "%s.segments/%s" % (key, rec["name"])
-    seg, _ = E.s3_get(seg_key)
-
-    def attempt(label, words):
-        E.fault(reset=True)
-        casq = E.Casq(key, extra=ARGS, name="casq[%s]" % label)
-        try:
-            casq.spawn()
-            rc = casq.wait_exit(60)
-            log = casq.log()
-            why = [l.split(" # ", 1)[-1] for l in log.splitlines() if rec["name"] in l]
-            print("#   %s: %s" % (label, why[-1] if why else "(segment not named in the log)"))
-            res.check("%s: casq refuses to start (rc=%s)" % (label, rc), rc not in (0, None), E.tail(log))
-            res.check("%s: the log names the segment and says %s" % (label, words),
-                      all(w in log for w in [rec["name"]] + words), E.tail(log))
-            after, etag_after = E.s3_get(key)
-            c = E.proxy_state()["counters"]
-            res.check("%s: the root is unchanged, nothing PUT or DELETEd (puts %s, deletes %s)"
-                      % (label, c.get("puts", 0), c.get("deletes", 0)),
-                      etag_after == etag and after == body and not c.get("puts") and not c.get("deletes"))
-            res.check("%s: log clean" % label, casq.log_is_clean(), E.tail(log))
-        finally:
-            casq.cleanup()
-
-    E.s3_delete(seg_key)
-    attempt("missing key segment", ["missing"])
-    bad = bytearray(seg)
-    bad[len(bad) // 2] ^= 0x20
-    E.s3_put(seg_key, bytes(bad))
-    attempt("corrupt key segment", ["corrupt", "CRC-32"])
-    E.s3_put(seg_key, seg)
-    E.fault(reset=True)
-    casq = E.Casq(key, extra=ARGS, name="casq[restored]")
-    try:
-        casq.start()
-        res.check("restored: the same root loads once the segment is back", casq.client().dbsize() > NKEYS)
-        res.check("restored: casq stops cleanly", casq.stop() == 0)
-    finally:
-        casq.cleanup()
-
+    """A missing and a corrupt key segment: casq refuses to start, names
+    the segment, and writes (and deletes) nothing; put back, it loads."""
+    body, _ = E.s3_get(key)
+    rec = next(s for d in json.loads(body)["databases"] for s in d.get("segments", []))
+    E.check_damaged_segment(res, key, rec["name"], "key", ARGS, lambda casq: casq.client().dbsize() > NKEYS)
 
 def main():
     res = E.Results("s3 e2e key segments")

@@ -594,3 +594,50 @@ def pinfo(casq):
         return c.info("persistence")
     finally:
         c.close()
+
+
+def check_damaged_segment(res, key, name, kind, args, loads_again):
+    """The segment `name` of the root at key, missing, then corrupt (a byte
+    flipped): casq (with args) refuses to start, its log names the segment
+    and says why, the root is unchanged and nothing is PUT or DELETEd; put
+    back, the same root loads (loads_again(casq) is true)."""
+    body, etag = s3_get(key)
+    seg_key = "%s.segments/%s" % (key, name)
+    seg, _ = s3_get(seg_key)
+
+    def attempt(label, words):
+        fault(reset=True)
+        casq = Casq(key, extra=args, name="casq[%s]" % label)
+        try:
+            casq.spawn()
+            rc = casq.wait_exit(60)
+            log = casq.log()
+            why = [l.split(" # ", 1)[-1] for l in log.splitlines() if name in l]
+            print("#   %s: %s" % (label, why[-1] if why else "(segment not named in the log)"))
+            res.check("%s: casq refuses to start (rc=%s)" % (label, rc), rc not in (0, None), tail(log))
+            res.check("%s: the log names the segment and says %s" % (label, words),
+                      all(w in log for w in [name] + words), tail(log))
+            after, etag_after = s3_get(key)
+            c = proxy_state()["counters"]
+            res.check("%s: the root is unchanged, nothing PUT or DELETEd (puts %s, deletes %s)"
+                      % (label, c.get("puts", 0), c.get("deletes", 0)),
+                      etag_after == etag and after == body and not c.get("puts") and not c.get("deletes"))
+            res.check("%s: log clean" % label, casq.log_is_clean(), tail(log))
+        finally:
+            casq.cleanup()
+
+    s3_delete(seg_key)
+    attempt("missing %s segment" % kind, ["missing"])
+    bad = bytearray(seg)
+    bad[len(bad) // 2] ^= 0x20
+    s3_put(seg_key, bytes(bad))
+    attempt("corrupt %s segment" % kind, ["corrupt", "CRC-32"])
+    s3_put(seg_key, seg)
+    fault(reset=True)
+    casq = Casq(key, extra=args, name="casq[restored]")
+    try:
+        casq.start()
+        res.check("restored: the same root loads once the segment is back", loads_again(casq))
+        res.check("restored: casq stops cleanly", casq.stop() == 0 and casq.log_is_clean(), tail(casq.log()))
+    finally:
+        casq.cleanup()
