@@ -484,8 +484,12 @@ void segmentsSealBeforeStart(void) {
     long long start = mstime(), sealed = ss->sealed;
     ss->before_start = 1;
     for (;;) {
+        long long errors = ss->seal_errors;
         if (!sealsInFlight(ss) && !sealNext(ss)) break; /* nothing (more) to seal now */
         while (sealsInFlight(ss)) event_base_loop(server.el, EVLOOP_ONCE);
+        /* The store refuses (a full disk): the rest stays inline, the
+         * start goes on -- retrying here would never end. */
+        if (ss->seal_errors > errors) break;
     }
     ss->before_start = 0;
     if (ss->sealed > sealed)
