@@ -28,8 +28,8 @@ import e2e_lib as E
 STREAM = "jobs"
 PUSHERS = 8
 BASELINE_SECS = 1.0
-FAULT_SECS = 3.0
-RECOVER_SECS = 2.0
+FAULT_SECS = 2.5
+RECOVER_SECS = 1.5
 
 # (name, proxy settings, proxy counter that proves it fired, extra casq args)
 SCENARIOS = [
