@@ -76,3 +76,15 @@ listNode *listSearchKey(list *l, void *key) {
         if (n->value == key) return n;
     return NULL;
 }
+
+/* Moves every node of o to the end of l, in order; o is left empty. */
+void listJoin(list *l, list *o) {
+    if (!o->len) return;
+    o->head->prev = l->tail;
+    if (l->tail) l->tail->next = o->head;
+    else l->head = o->head;
+    l->tail = o->tail;
+    l->len += o->len;
+    o->head = o->tail = NULL;
+    o->len = 0;
+}

@@ -30,6 +30,7 @@ void listDelNode(list *l, listNode *node);
 void listUnlinkNode(list *l, listNode *node);
 /* Appends an unlinked node. */
 void listLinkNodeTail(list *l, listNode *node);
+void listJoin(list *l, list *o);
 listNode *listSearchKey(list *l, void *key);
 
 #endif

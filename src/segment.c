@@ -53,15 +53,15 @@
 #define SEG_SWEEP_FIRST_MS 1000    /* the first sweep after becoming broker */
 #define SEG_SWEEP_MIN_INTERVAL_MS 60000
 
-typedef enum garbageStage {
-    GARBAGE_DROPPED = 0, /* the state no longer names it; no commit yet */
-    GARBAGE_IN_FLIGHT,   /* the commit in flight omits it */
-    GARBAGE_COMMITTED,   /* a landed root omits it: deleted once due */
-} garbageStage;
-
+/* A segment the state no longer names. It sits in one of three lists by
+ * how far that is known (so that a commit touches only the garbage it
+ * made, not all of it -- a busy stream drops hundreds of segments a
+ * second, and they wait out the grace period):
+ *   garbage_new     dropped from the state; no commit omitting it yet
+ *   garbage_flight  the commit in flight omits it
+ *   garbage         a landed root omits it: deleted once due (due order) */
 typedef struct segGarbage {
     sds name;            /* the segment */
-    garbageStage stage;  /* see above */
     long long due_ms;    /* committed: delete from then on */
     int deleting;        /* a seg_del is in flight */
 } segGarbage;
@@ -96,7 +96,9 @@ typedef struct segmentState {
     /* --- the books --- */
     dict *named;                /* name -> segNamed: named by a state in memory */
     uint64_t named_bytes;       /* their sizes, summed */
-    list *garbage;              /* segGarbage* */
+    list *garbage;              /* segGarbage*: committed, by due time */
+    list *garbage_flight;       /* segGarbage*: omitted by the commit in flight */
+    list *garbage_new;          /* segGarbage*: dropped since */
     unsigned long deleting;     /* seg_del in flight */
     /* --- the orphan sweep --- */
     int was_broker;             /* segmentsCron saw us as broker last time */
@@ -154,6 +156,10 @@ void segmentsInit(void) {
     ss->named = dictCreate(&segNamedType);
     ss->garbage = listCreate();
     ss->garbage->free = garbageFree;
+    ss->garbage_flight = listCreate();
+    ss->garbage_flight->free = garbageFree;
+    ss->garbage_new = listCreate();
+    ss->garbage_new->free = garbageFree;
     ss->cache = dictCreate(&segCacheType);
     ss->fetch_todo = listCreate();
     ss->fetch_todo->free = segSdsFree;
@@ -176,6 +182,8 @@ void segmentsFree(void) {
     dictRelease(ss->writing);
     dictRelease(ss->named);
     listRelease(ss->garbage);
+    listRelease(ss->garbage_flight);
+    listRelease(ss->garbage_new);
     dictRelease(ss->cache);
     listRelease(ss->fetch_todo);
     sdsfree(ss->fetch_missing);
@@ -227,8 +235,7 @@ void segmentDropped(const char *name) {
     if (!S()) return;
     segGarbage *g = zcalloc(sizeof(*g));
     g->name = sdsnew(name);
-    g->stage = GARBAGE_DROPPED;
-    listAddNodeTail(S()->garbage, g);
+    listAddNodeTail(S()->garbage_new, g);
 }
 
 void segmentStreamWantsSeal(stream *s) {
@@ -254,10 +261,7 @@ static void sealFollowAppends(segmentState *ss);
 
 void segmentsCommitStarted(void) {
     sealFollowAppends(S());
-    for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
-        segGarbage *g = ln->value;
-        if (g->stage == GARBAGE_DROPPED) g->stage = GARBAGE_IN_FLIGHT;
-    }
+    listJoin(S()->garbage_flight, S()->garbage_new);
 }
 
 void segmentsCommitDone(int ok) {
@@ -269,13 +273,15 @@ void segmentsCommitDone(int ok) {
         sealNext(ss);
     keysegCommitDone(ok);
     chunksegCommitDone(ok);
-    long long due = mstime() + graceMs();
-    for (listNode *ln = listFirst(S()->garbage); ln; ln = ln->next) {
-        segGarbage *g = ln->value;
-        if (g->stage != GARBAGE_IN_FLIGHT) continue;
-        g->stage = ok ? GARBAGE_COMMITTED : GARBAGE_DROPPED;
-        if (ok) g->due_ms = due;
+    if (!ok) {
+        /* Still named by the stored root: back with the newest, in order. */
+        listJoin(ss->garbage_flight, ss->garbage_new);
+        listJoin(ss->garbage_new, ss->garbage_flight);
+        return;
     }
+    long long due = mstime() + graceMs();
+    for (listNode *ln = listFirst(ss->garbage_flight); ln; ln = ln->next) ((segGarbage *)ln->value)->due_ms = due;
+    listJoin(ss->garbage, ss->garbage_flight);
 }
 
 void segmentsReset(void) {
@@ -288,6 +294,8 @@ void segmentsReset(void) {
         segGarbage *g = ln->value;
         if (!g->deleting) listDelNode(ss->garbage, ln);
     }
+    listEmpty(ss->garbage_flight);
+    listEmpty(ss->garbage_new);
     ss->next_sweep_ms = 0;
     ss->was_broker = 0;
 }
@@ -526,7 +534,10 @@ static void deleteDue(segmentState *ss) {
     for (listNode *ln = listFirst(ss->garbage), *next; ln && ss->deleting < SEG_DELETES_IN_FLIGHT; ln = next) {
         next = ln->next;
         segGarbage *g = ln->value;
-        if (g->stage != GARBAGE_COMMITTED || g->deleting || g->due_ms > now) continue;
+        if (g->deleting) continue;
+        /* Due times follow the list's order (a grace period that shrank
+         * meanwhile only delays what comes after). */
+        if (g->due_ms > now) break;
         /* Named again (a reload brought it back)? Then it is not garbage. */
         if (dictFind(ss->named, g->name)) {
             listDelNode(ss->garbage, ln);
@@ -538,10 +549,16 @@ static void deleteDue(segmentState *ss) {
     }
 }
 
-static int inGarbage(segmentState *ss, const char *name) {
-    for (listNode *ln = listFirst(ss->garbage); ln; ln = ln->next)
-        if (!strcmp(((segGarbage *)ln->value)->name, name)) return 1;
-    return 0;
+/* The names of all garbage, as a set: the sweep asks about every file. */
+static dict *garbageNames(segmentState *ss) {
+    dict *d = dictCreate(&segSetType);
+    list *lists[3] = {ss->garbage, ss->garbage_flight, ss->garbage_new};
+    for (int i = 0; i < 3; i++)
+        for (listNode *ln = listFirst(lists[i]); ln; ln = ln->next) {
+            sds name = sdsdup(((segGarbage *)ln->value)->name);
+            if (!dictAdd(d, name, NULL)) sdsfree(name);
+        }
+    return d;
 }
 
 static void sweepListed(void *priv, storeStatus status, const char *const *names, const long long *mtimes,
@@ -557,9 +574,10 @@ static void sweepListed(void *priv, storeStatus status, const char *const *names
     if (server.loading || commitGetRole() != COMMIT_ROLE_BROKER) return;
     long long now = mstime(), old = now - graceMs();
     unsigned long swept = 0;
+    dict *garbage = garbageNames(ss);
     for (size_t i = 0; i < count; i++) {
         sds key = sdsnew(names[i]);
-        int named = dictFind(ss->named, key) || dictFind(ss->writing, key) || inGarbage(ss, names[i]);
+        int named = dictFind(ss->named, key) || dictFind(ss->writing, key) || dictFind(garbage, key);
         sdsfree(key);
         if (named) continue;
         if (mtimes[i] > old) {
@@ -572,6 +590,7 @@ static void sweepListed(void *priv, storeStatus status, const char *const *names
         ss->orphans_swept++;
         swept++;
     }
+    dictRelease(garbage);
     if (swept) serverLog(LL_NOTICE, "Segments: deleting %lu orphans (no root names them)", swept);
 }
 
@@ -735,7 +754,7 @@ int segmentSourceGet(const char *name, const char **data, size_t *len) {
 sds segmentsInfo(sds s) {
     segmentState *ss = S();
     if (!ss) return s;
-    unsigned long pending = listLength(ss->garbage);
+    unsigned long pending = listLength(ss->garbage) + listLength(ss->garbage_flight) + listLength(ss->garbage_new);
     return sdscatprintf(s,
                         "segments:%lu\r\n"
                         "segments_bytes:%llu\r\n"
