@@ -8,13 +8,19 @@
  * ------------------------------------------------------------------------
  * Files
  * ------------------------------------------------------------------------
- *   queue.json        the document: the bytes the commit module gave, maybe
- *                     followed by whitespace padding (see below)
+ *   queue.json        the document: the bytes the commit module gave,
+ *                     maybe followed by spaces (padding, see below), and
+ *                     a check (see below): JSON text whatever follows it
+ *                     is whitespace, so jq and any JSON parser read it
  *   queue.json.tmp    the next version while it is being written; between
  *                     commits, the version before the current one, kept
  *                     as the file the next commit overwrites (see below)
  *   queue.json.lock   the lock, and the *version record*:
- *                       casq-file-store 1 token=<32 hex> ino=<n> size=<n> mtime=<s>.<ns>
+ *                       casq-file-store 2 token=<32 hex> ino=<n> size=<n> mtime=<s>.<ns> state=dirty|clean
+ *                     (format 1, from earlier versions, has no state:
+ *                     clean)
+ *   queue.json.rejected  a document that failed its check after a crash,
+ *                     kept for the operator (see "One flush per commit")
  *
  * ------------------------------------------------------------------------
  * Compare-and-set between processes
@@ -51,7 +57,9 @@
  *   4. exchange queue.json.tmp and queue.json        (the atomic switch;
  *      a plain rename when there is no document yet, or the file system
  *      cannot exchange)
- *   5. fsync the directory                           (the switch durable)
+ *   5. fsync the directory                           (the switch durable;
+ *      skipped when both names were durable already, see "One flush per
+ *      commit")
  *   6. unlock; report OK -- only now may the commit be acknowledged
  *
  * Recycling the replaced version: a new file for every commit costs the
@@ -63,13 +71,53 @@
  * size (the document is followed by spaces up to it -- JSON allows
  * trailing whitespace), so the fdatasync has no metadata to commit at
  * all. Measured on ext4 this takes a commit from ~300 to ~150-190 us for
- * 4-130 KB, and from 1.35 to 0.65 ms for 1 MB. It is safe because that
- * version is superseded for good: the spare is only overwritten after a
- * write whose directory fsync succeeded (the switch away from it is
- * durable), and never while anyone else has it open -- a reader that
- * opened queue.json (cp, jq, a backup) before the last commit still has
- * it, and a write lease, which the kernel grants only to the sole opener,
- * tells us so. Then the spare is dropped and the commit writes a new file.
+ * 4-130 KB, and from 1.35 to 0.65 ms for 1 MB. The spare is never
+ * overwritten while anyone else has it open -- a reader that opened
+ * queue.json (cp, jq, a backup) before the last commit still has it, and
+ * a write lease, which the kernel grants only to the sole opener, tells
+ * us so. Then the spare is dropped and the commit writes a new file.
+ *
+ * ------------------------------------------------------------------------
+ * The check
+ * ------------------------------------------------------------------------
+ * Every file this store writes ends with 178 bytes of JSON whitespace: a
+ * CR, 176 bits written as spaces (0) and tabs (1), a LF. The bits, most
+ * significant first: 8 magic (0xC5), 64 seq, 40 len, 32 prev, 32 crc --
+ * the version's number in a chain (1 = the first this store wrote over a
+ * document without a check), the document's length (the spaces up to the
+ * check are padding), the crc of the version it replaced, and the CRC-32
+ * of the document's bytes followed by seq (8 bytes), len (5) and prev (4),
+ * little-endian. A check that holds says: this file is one complete
+ * version, and which version it follows.
+ *
+ * ------------------------------------------------------------------------
+ * One flush per commit
+ * ------------------------------------------------------------------------
+ * Step 5 costs a second device flush per commit (on this project's test
+ * machines the directory fsync takes as long as the data's fdatasync, and
+ * as much CPU). A commit that overwrote the spare in place and exchanged
+ * the names skips it: both names were durable before, each names one of
+ * the two files, and the data written is durable -- only *which* name
+ * points at which file may lag on disk. So after a power loss the newest
+ * complete version can be under either name, and the other file can be
+ * the spare a later write had begun to overwrite (torn). The load
+ * (fileRecover) therefore reads both and puts at the path:
+ *   - queue.json.tmp, if its check holds and it follows queue.json's
+ *     version (seq + 1, prev = queue.json's crc): the rename was lost;
+ *   - queue.json.tmp, if queue.json's check does not hold and either of
+ *     the two follows the other: queue.json is the spare a crash cut
+ *     short (its new check written or not); it is kept as .rejected;
+ *   - queue.json otherwise (a .tmp that does not follow it is an older
+ *     spare, or the document was put back from a backup).
+ * This reading of the names is only needed, and only done, when writes
+ * may have skipped the fsync: the record says "dirty". The first write
+ * after a record that is not dirty writes "dirty" and fsyncs the lock
+ * file before anything else can skip a fsync, and a clean close (the
+ * writer of the current version, at shutdown) fsyncs the directory and
+ * then writes "clean" -- so after a clean shutdown a document edited by
+ * hand is loaded as it is, even if its check no longer holds. A torn
+ * write that happens to leave valid JSON is thus never taken for the
+ * document: its check does not hold.
  *
  * Process crash (the kernel releases the lock; the page cache survives):
  *   before 3: old document, old record: nothing happened (a stale .tmp is
@@ -83,11 +131,12 @@
  *             never acknowledged (the writer died before step 6), which is
  *             allowed -- an unacknowledged change may or may not survive.
  * Power loss (no process survives, so nobody holds a token afterwards): the
- * record is not fsynced (that would double the cost of a commit for
- * nothing): any combination of old/new document and old/new record may
- * come back. A matching pair is a consistent version; a mismatched pair is
- * an unknown version and gets a fresh token at the next load. The document
- * itself is always whole: its data was fdatasync'ed before the rename.
+ * record is not fsynced at every write (that would double the cost of a
+ * commit for nothing): any combination of old/new document and old/new
+ * record may come back. A matching pair is a consistent version; a
+ * mismatched pair is an unknown version and gets a fresh token at the
+ * next load. The newest complete version is found as "One flush per
+ * commit" says: its data was fdatasync'ed before the switch.
  *
  * Failures: an error before step 4 leaves the document as it was (the
  * record is restored if step 3 already ran), reported as STORE_ERROR. If
@@ -127,6 +176,7 @@
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "bio.h"
 #include "server.h"
@@ -134,6 +184,13 @@
 #define FILE_TOKEN_HEX 32 /* 128 bits */
 #define FILE_RECORD_MAX 256
 #define FILE_ERR_MAX 512
+
+/* The check at the end of every document file this store writes (see
+ * "The check" above): '\r', FILE_CHECK_BITS bits as spaces (0) and tabs
+ * (1), '\n'. The bits: magic (8), seq (64), len (40), prev (32), crc (32). */
+#define FILE_CHECK_MAGIC 0xC5
+#define FILE_CHECK_BITS 176
+#define FILE_CHECK_LEN (FILE_CHECK_BITS + 2)
 
 /* ========================================================================
  * Types
@@ -159,13 +216,30 @@ typedef struct fileIdentity {
 typedef struct fileRecord {
     char token[FILE_TOKEN_HEX + 1]; /* version token, hex */
     fileIdentity id;                /* the document file it describes */
+    int dirty;                      /* "state=dirty": the names of the two
+                                     * files may lag their contents on disk
+                                     * (0: clean, or a record of format 1) */
 } fileRecord;
+
+/* What a document file's check says (see "The check" above). */
+typedef struct fileCheck {
+    uint64_t seq;  /* versions written since the chain began (1 = first) */
+    uint64_t len;  /* the document's bytes at the start of the file */
+    uint32_t prev; /* the crc of the version this one replaced (0: none) */
+    uint32_t crc;  /* CRC-32 of the document's bytes, then of seq, len, prev */
+} fileCheck;
+
+typedef enum fileCheckState {
+    FILE_CHECK_NONE = 0, /* no check at the end: not written by this store */
+    FILE_CHECK_GOOD,     /* the check holds: a complete version */
+    FILE_CHECK_BAD,      /* a check that does not hold: torn, or edited */
+} fileCheckState;
 
 /* What one of the store's two files holds (see fileWriteDocument). */
 typedef struct fileLayout {
     unsigned long long ino; /* the file (0: unused) */
     size_t len;             /* document bytes at its start */
-    off_t size;             /* its size: spaces from len, a newline last */
+    off_t size;             /* its size: spaces from len, the check last */
     struct timespec mtime;  /* its modification time then: if it changed,
                              * someone else wrote it, and nothing is known */
 } fileLayout;
@@ -222,6 +296,12 @@ typedef struct fileStore {
     int unconfirmed_had_prev;                    /* ... it replaced an existing version */
     char unconfirmed_prev[FILE_TOKEN_HEX + 1];   /* ... that version */
     char unconfirmed_new[FILE_TOKEN_HEX + 1];    /* ... and the token it wrote */
+    fileCheck cur;                               /* the check of the version loaded or written
+                                                  * last (zero: none, a new chain begins) */
+    char written[FILE_TOKEN_HEX + 1];            /* the token this store wrote last ("" if none):
+                                                  * only that writer may mark the record clean */
+    int synced_dir;                              /* the last write fsynced the directory */
+    char note[FILE_ERR_MAX];                     /* load: what recovery did, logged on the loop */
     /* --- segments (see "Segments" below) --- */
     sds seg_path;            /* path + ".segments": the segments' directory */
     bioPool *seg_pool;       /* threads running segment operations */
@@ -239,6 +319,7 @@ typedef struct fileStore {
     long long tokens_minted; /* versions found without a matching record */
     long long bytes_written; /* document bytes written */
     long long writes_recycled; /* writes that overwrote the spare in place */
+    long long writes_one_flush; /* ... of which needed no directory fsync */
     long long last_write_us; /* duration of the last write */
     sds last_error;          /* last error message, "" if none */
 } fileStore;
@@ -353,9 +434,10 @@ static void fileHold(fileStore *fs) {
  * always the same length and is rewritten in place. */
 static int formatRecord(char *buf, size_t len, const fileRecord *rec) {
     return snprintf(buf, len,
-                    "casq-file-store 1 token=%s ino=%020llu size=%020llu mtime=%020lld.%09ld\n"
+                    "casq-file-store 2 token=%s ino=%020llu size=%020llu mtime=%020lld.%09ld state=%s\n"
                     "# lock and version record of the casq state document; do not edit\n",
-                    rec->token, rec->id.ino, rec->id.size, rec->id.mtime_sec, rec->id.mtime_nsec);
+                    rec->token, rec->id.ino, rec->id.size, rec->id.mtime_sec, rec->id.mtime_nsec,
+                    rec->dirty ? "dirty" : "clean");
 }
 
 /* Reads the record. Returns 1 if valid, 0 if absent or malformed (the
@@ -373,12 +455,24 @@ static int fileReadRecord(fileStore *fs, fileRecord *rec, char *raw, size_t *raw
         *rawlen = (size_t)n;
     }
     buf[n] = '\0';
-    char token[FILE_TOKEN_HEX + 2];
-    int consumed = 0;
-    if (sscanf(buf, "casq-file-store 1 token=%33[0-9a-f] ino=%llu size=%llu mtime=%lld.%ld\n%n", token,
-               &rec->id.ino, &rec->id.size, &rec->id.mtime_sec, &rec->id.mtime_nsec, &consumed) != 5 ||
-        consumed == 0 || strlen(token) != FILE_TOKEN_HEX)
+    char token[FILE_TOKEN_HEX + 2], state[8] = "";
+    int consumed = 0, format = 0;
+    if (sscanf(buf, "casq-file-store %d token=%33[0-9a-f] ino=%llu size=%llu mtime=%lld.%ld%n", &format, token,
+               &rec->id.ino, &rec->id.size, &rec->id.mtime_sec, &rec->id.mtime_nsec, &consumed) != 6 ||
+        strlen(token) != FILE_TOKEN_HEX)
         return 0;
+    const char *rest = buf + consumed;
+    if (format == 2) {
+        /* Format 2 adds the state (format 1 was written by casq versions
+         * that fsynced the directory at every write: always clean). */
+        consumed = 0;
+        if (sscanf(rest, " state=%7[a-z]\n%n", state, &consumed) != 1 || consumed == 0 ||
+            (strcmp(state, "dirty") && strcmp(state, "clean")))
+            return 0;
+    } else if (format != 1 || rest[0] != '\n') {
+        return 0;
+    }
+    rec->dirty = !strcmp(state, "dirty");
     memcpy(rec->token, token, FILE_TOKEN_HEX + 1);
     return 1;
 }
@@ -402,6 +496,77 @@ static int fileWriteRecord(fileStore *fs, const fileRecord *rec) {
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The check (see the top)
+ * --------------------------------------------------------------------- */
+
+static void checkPutBits(char *out, int *bit, uint64_t v, int nbits) {
+    for (int i = nbits - 1; i >= 0; i--) out[(*bit)++] = (v >> i) & 1 ? '\t' : ' ';
+}
+
+static uint64_t checkGetBits(const char *in, int *bit, int nbits) {
+    uint64_t v = 0;
+    for (int i = 0; i < nbits; i++) v = v << 1 | (uint64_t)(in[(*bit)++] == '\t');
+    return v;
+}
+
+/* A version's crc: its document's bytes (crc so far), then seq, len, prev. */
+static uint32_t checkFinish(uLong crc, const fileCheck *c) {
+    unsigned char tail[17];
+    for (int i = 0; i < 8; i++) tail[i] = (unsigned char)(c->seq >> (8 * i));
+    for (int i = 0; i < 5; i++) tail[8 + i] = (unsigned char)(c->len >> (8 * i));
+    for (int i = 0; i < 4; i++) tail[13 + i] = (unsigned char)(c->prev >> (8 * i));
+    return (uint32_t)crc32_z(crc, tail, sizeof(tail));
+}
+
+/* The check of doc written over the version whose check is prev. */
+static void checkForDoc(fileCheck *c, const storeDoc *doc, const fileCheck *prev) {
+    uLong crc = crc32_z(0L, Z_NULL, 0);
+    for (size_t k = 0; k < doc->nchunks; k++)
+        crc = crc32_z(crc, (const Bytef *)storeDocChunkBytes(doc, k), doc->chunks[k].len);
+    c->seq = prev->seq + 1;
+    c->len = doc->len;
+    c->prev = prev->crc;
+    c->crc = checkFinish(crc, c);
+}
+
+static void checkEncode(char out[FILE_CHECK_LEN], const fileCheck *c) {
+    int bit = 1;
+    out[0] = '\r';
+    checkPutBits(out, &bit, FILE_CHECK_MAGIC, 8);
+    checkPutBits(out, &bit, c->seq, 64);
+    checkPutBits(out, &bit, c->len, 40);
+    checkPutBits(out, &bit, c->prev, 32);
+    checkPutBits(out, &bit, c->crc, 32);
+    out[FILE_CHECK_LEN - 1] = '\n';
+}
+
+/* Reads the check at the end of a file's n bytes, and whether it holds. */
+static fileCheckState checkDecode(const char *buf, size_t n, fileCheck *c) {
+    memset(c, 0, sizeof(*c));
+    if (n < FILE_CHECK_LEN) return FILE_CHECK_NONE;
+    const char *p = buf + n - FILE_CHECK_LEN;
+    if (p[0] != '\r' || p[FILE_CHECK_LEN - 1] != '\n') return FILE_CHECK_NONE;
+    for (int i = 1; i <= FILE_CHECK_BITS; i++)
+        if (p[i] != ' ' && p[i] != '\t') return FILE_CHECK_NONE;
+    int bit = 1;
+    if (checkGetBits(p, &bit, 8) != FILE_CHECK_MAGIC) return FILE_CHECK_NONE;
+    c->seq = checkGetBits(p, &bit, 64);
+    c->len = checkGetBits(p, &bit, 40);
+    c->prev = (uint32_t)checkGetBits(p, &bit, 32);
+    c->crc = (uint32_t)checkGetBits(p, &bit, 32);
+    if (c->len > n - FILE_CHECK_LEN) return FILE_CHECK_BAD;
+    for (size_t i = c->len; i < n - FILE_CHECK_LEN; i++)
+        if (buf[i] != ' ') return FILE_CHECK_BAD;
+    uLong crc = crc32_z(crc32_z(0L, Z_NULL, 0), (const Bytef *)buf, c->len);
+    return checkFinish(crc, c) == c->crc ? FILE_CHECK_GOOD : FILE_CHECK_BAD;
+}
+
+/* Whether the version checked by b was written over the one checked by a. */
+static int checkFollows(const fileCheck *b, const fileCheck *a) {
+    return b->seq == a->seq + 1 && b->prev == a->crc;
 }
 
 /* ========================================================================
@@ -432,6 +597,76 @@ static int readWhole(int fd, size_t hint, char **out, size_t *outlen) {
     return 0;
 }
 
+/* Reads the file at path: 1 if read, 0 if it does not exist, -1 on error. */
+static int fileReadPath(const char *path, char **out, size_t *outlen) {
+    *out = NULL;
+    *outlen = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd == -1) return errno == ENOENT ? 0 : -1;
+    struct stat sb;
+    int ok = fstat(fd, &sb) == 0 && readWhole(fd, (size_t)sb.st_size, out, outlen) == 0;
+    close(fd);
+    return ok ? 1 : -1;
+}
+
+/* Before a load: if the record says dirty (writes may have skipped the
+ * directory fsync), the newest complete version can be queue.json.tmp --
+ * the rename that made it the document did not reach the disk, or the
+ * document is the spare a crash cut short while it was rewritten. Puts
+ * that version at the path (see "One flush per commit"). Otherwise the
+ * .tmp file is a spare some writer kept, or was left by a writer that
+ * died; nothing needs it now (a writer makes a spare only for itself, and
+ * only after a load). */
+static int fileRecover(fileStore *fs) {
+    fileRecord rec;
+    int r = fileReadRecord(fs, &rec, NULL, NULL);
+    if (r == -1) return -1;
+    char *t = NULL, *j = NULL;
+    size_t tn = 0, jn = 0;
+    int use_tmp = 0, keep_tmp = 0, torn = 0;
+    fileCheck tc, jc;
+    if (r == 1 && rec.dirty && fileReadPath(fs->tmp_path, &t, &tn) == 1 && fileReadPath(fs->path, &j, &jn) == 1 &&
+        checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) {
+        fileCheckState js = checkDecode(j, jn, &jc);
+        if (js == FILE_CHECK_GOOD) {
+            use_tmp = checkFollows(&tc, &jc);
+        } else if (js == FILE_CHECK_BAD) {
+            /* Cut short while being written over the version before tmp's,
+             * or as tmp's successor: tmp is the newest complete one. */
+            use_tmp = torn = checkFollows(&tc, &jc) || checkFollows(&jc, &tc);
+            keep_tmp = !use_tmp; /* unrelated: left for the operator */
+        }
+    }
+    zfree(t);
+    zfree(j);
+    if (!use_tmp) {
+        if (!keep_tmp) unlink(fs->tmp_path);
+        return 0;
+    }
+    sds rejected = sdscatprintf(sdsempty(), "%s.rejected", fs->path);
+    int ok = torn ? rename(fs->path, rejected) == 0 && rename(fs->tmp_path, fs->path) == 0
+                  : renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0 ||
+                        rename(fs->tmp_path, fs->path) == 0;
+    if (!ok || fsync(fs->dirfd) == -1) {
+        fileSetErr(fs, "cannot put %s, the newest complete version, at %s: %s", fs->tmp_path, fs->path,
+                   strerror(errno));
+        sdsfree(rejected);
+        return -1;
+    }
+    if (torn)
+        snprintf(fs->note, sizeof(fs->note),
+                 "%s did not match its check (a write cut short by a crash, or an edit after one): loaded the "
+                 "last complete version, from %s; the rejected file is kept as %s",
+                 fs->path, fs->tmp_path, rejected);
+    else
+        snprintf(fs->note, sizeof(fs->note),
+                 "%s held a newer complete version than %s (a crash came before the rename reached the disk): "
+                 "loaded it",
+                 fs->tmp_path, fs->path);
+    sdsfree(rejected);
+    return 0;
+}
+
 static void fileDoLoad(fileStore *fs) {
     fs->buf = NULL;
     fs->buflen = 0;
@@ -441,11 +676,13 @@ static void fileDoLoad(fileStore *fs) {
         fs->status = STORE_ERROR;
         return;
     }
-    /* A .tmp file is a spare some writer kept, or was left by a writer
-     * that died; either way nothing needs it now (a writer makes a spare
-     * only for itself, and only after a load). */
-    unlink(fs->tmp_path);
+    fs->note[0] = '\0';
     fs->spare_ok = 0;
+    if (fileRecover(fs) == -1) {
+        fs->status = STORE_ERROR;
+        fileUnlock(fs);
+        return;
+    }
 
     int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
     if (fd == -1) {
@@ -497,12 +734,23 @@ static void fileDoLoad(fileStore *fs) {
          * back): it gets a version of its own. */
         newToken(rec.token);
         rec.id = cur;
+        if (r != 1) rec.dirty = 0; /* keeps what it read (see fileDoWrite) */
         if (fileWriteRecord(fs, &rec) == -1) {
             fs->status = STORE_ERROR;
             goto done;
         }
         memcpy(fs->version, rec.token, sizeof(fs->version));
         fs->minted = 1;
+    }
+    /* The check: where the next version's chain continues, and the
+     * document without its padding. */
+    if (checkDecode(fs->buf, fs->buflen, &fs->cur) == FILE_CHECK_GOOD) {
+        fs->buflen = fs->cur.len;
+    } else {
+        if (fs->cur.seq && !fs->note[0])
+            snprintf(fs->note, sizeof(fs->note), "%s does not match its check (edited?): loaded as it is",
+                     fs->path);
+        memset(&fs->cur, 0, sizeof(fs->cur));
     }
     fs->status = STORE_OK;
 
@@ -576,12 +824,12 @@ static int fileOpenTmp(fileStore *fs, struct stat *sb) {
     return fd;
 }
 
-/* The size of the file holding a document of len bytes, when the file is
- * the spare and has size `have` now: the same size if the document fits
- * without too much padding (the fdatasync then commits no metadata), or
- * else a little room to grow into. */
+/* The size of the file holding a document of len bytes and its check,
+ * when the file is the spare and has size `have` now: the same size if
+ * they fit without too much padding (the fdatasync then commits no
+ * metadata), or else a little room to grow into. */
 static off_t filePaddedSize(size_t len, off_t have) {
-    off_t l = (off_t)len;
+    off_t l = (off_t)len + FILE_CHECK_LEN;
     if (l <= have && have - l <= l / 8 + 4096) return have;
     off_t want = l + l / 64 + 4096;
     return (want + 4095) & ~(off_t)4095;
@@ -610,7 +858,7 @@ static int pwritevAll(int fd, struct iovec *iov, int cnt, off_t off) {
 }
 
 /* What a file this store wrote holds: the document's bytes up to len,
- * then spaces, then a newline as the last of its size bytes. */
+ * then spaces, then the check as the last FILE_CHECK_LEN of its size. */
 static fileLayout *fileLayoutFor(fileStore *fs, unsigned long long ino) {
     for (int i = 0; i < 2; i++)
         if (fs->layouts[i].ino == ino) return &fs->layouts[i];
@@ -627,25 +875,20 @@ static const fileLayout *fileKnownLayout(fileStore *fs, const struct stat *sb) {
 }
 
 /* Writes the document at the start of fd, a file of size `have` now, to
- * make it size bytes: the document, spaces, a newline. Of the padding,
+ * make it size bytes: the document, spaces, the check. Of the padding,
  * only what may not be spaces already is written: a file this store
  * padded before (its layout is known) needs spaces only over the part of
  * its old document that the new one does not cover. */
-static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const storeDoc *doc, off_t size) {
-    size_t len = doc->len;
+static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const storeDoc *doc, off_t size,
+                             const fileCheck *check) {
     static char spaces[4096];
     if (spaces[0] != ' ') memset(spaces, ' ', sizeof(spaces));
     const fileLayout *old = fileKnownLayout(fs, sb);
-    off_t from = (off_t)len;
-    int newline = size > from;
-    off_t to = newline ? size - 1 : from;
-    if (newline && old && old->size == size && (off_t)old->len < size) {
-        /* Padded before: spaces from old->len, the newline in place. */
-        to = (off_t)old->len > from ? (off_t)old->len : from;
-        newline = 0;
-    }
+    off_t from = (off_t)doc->len, end = size - FILE_CHECK_LEN, to = end;
+    if (old && old->size == size) to = (off_t)old->len < end ? (off_t)old->len : end;
+    if (to < from) to = from;
     size_t nspaces = (size_t)(to - from);
-    size_t cnt = doc->nchunks + (nspaces + sizeof(spaces) - 1) / sizeof(spaces) + (size_t)newline;
+    size_t cnt = doc->nchunks + (nspaces + sizeof(spaces) - 1) / sizeof(spaces);
     struct iovec stackiov[64];
     struct iovec *iov = cnt <= 64 ? stackiov : zmalloc(sizeof(*iov) * cnt);
     int i = 0;
@@ -656,11 +899,13 @@ static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const
         iov[i++] = (struct iovec){spaces, n};
         nspaces -= n;
     }
-    /* End with a newline, for whoever cats the file. */
-    if (newline) iov[i++] = (struct iovec){"\n", 1};
     int ret = pwritevAll(fd, iov, i, 0);
     if (iov != stackiov) zfree(iov);
-    return ret;
+    if (ret == -1) return -1;
+    char tail[FILE_CHECK_LEN];
+    checkEncode(tail, check);
+    struct iovec tiov = {tail, sizeof(tail)};
+    return pwritevAll(fd, &tiov, 1, end);
 }
 
 /* Remembers what fd's file holds now (see fileWriteDocument). */
@@ -741,8 +986,10 @@ static void fileDoWrite(fileStore *fs) {
     if (fd == -1) goto unlock;
     size_t len = fs->doc->len;
     off_t have = tsb.st_size;
-    off_t size = fs->recycled ? filePaddedSize(len, have) : (off_t)len;
-    if (fileWriteDocument(fs, fd, &tsb, fs->doc, size) == -1 || (have > size && ftruncate(fd, size) == -1) ||
+    off_t size = fs->recycled ? filePaddedSize(len, have) : (off_t)len + FILE_CHECK_LEN;
+    fileCheck check;
+    checkForDoc(&check, fs->doc, &fs->cur);
+    if (fileWriteDocument(fs, fd, &tsb, fs->doc, size, &check) == -1 || (have > size && ftruncate(fd, size) == -1) ||
         fdatasync(fd) == -1 || fstat(fd, &tsb) == -1) {
         fileSetErr(fs, "cannot write %s: %s", fs->tmp_path, strerror(errno));
         close(fd);
@@ -760,7 +1007,13 @@ static void fileDoWrite(fileStore *fs) {
     fileRecord nrec;
     newToken(nrec.token);
     identityFromStat(&nrec.id, &tsb);
-    if (fileWriteRecord(fs, &nrec) == -1) {
+    nrec.dirty = 1;
+    /* A record that says dirty must be durable before any write skips the
+     * directory fsync (see "One flush per commit"): the first write after
+     * a clean one makes it so. */
+    int was_dirty = r == 1 && rec.dirty;
+    if (fileWriteRecord(fs, &nrec) == -1 || (!was_dirty && fsync(fs->lockfd) == -1)) {
+        if (!fs->err[0]) fileSetErr(fs, "cannot write %s: %s", fs->lock_path, strerror(errno));
         if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
         unlink(fs->tmp_path);
         goto unlock;
@@ -781,9 +1034,14 @@ static void fileDoWrite(fileStore *fs) {
         }
     }
     fs->unconfirmed = 0;
+    fs->cur = check;
+    memcpy(fs->written, nrec.token, sizeof(fs->written));
 
-    /* 5. The switch made durable. */
-    if (fsync(fs->dirfd) == -1) {
+    /* 5. The switch made durable -- unless both names were durable already
+     * and only swapped: then the data's fdatasync was enough (see "One
+     * flush per commit"). */
+    fs->synced_dir = !(fs->recycled && kept && was_dirty); /* a first dirty record: its name too */
+    if (fs->synced_dir && fsync(fs->dirfd) == -1) {
         fileSetErr(fs, "%s was replaced but fsync of %s failed: %s", fs->path, fs->dir_path, strerror(errno));
         fs->unconfirmed = 1;
         fs->unconfirmed_had_prev = fs->has_expect;
@@ -876,6 +1134,7 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
         cb(fs->priv, status, NULL, 0, status == STORE_OK ? fs->version : NULL, err);
     } else if (kind == FILE_JOB_LOAD) {
         fs->loads++;
+        if (fs->note[0]) serverLog(LL_WARNING, "File store: %s", fs->note);
         if (fs->minted) fs->tokens_minted++;
         char *buf = fs->buf;
         size_t len = fs->buflen;
@@ -889,6 +1148,7 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
             fs->writes++;
             fs->bytes_written += (long long)fs->doc->len;
             if (fs->recycled) fs->writes_recycled++;
+            if (!fs->synced_dir) fs->writes_one_flush++;
             fs->last_write_us = fs->op_us;
         } else if (status == STORE_CONFLICT) {
             fs->conflicts++;
@@ -1200,6 +1460,21 @@ static void fileSegList(store *st, storeSegListCallback *cb, void *priv) {
  * The storeType interface
  * ===================================================================== */
 
+/* At a clean close, by the writer of the current version: the names made
+ * durable, then the record says clean -- the next load need not look
+ * past the document (see "One flush per commit"). Main thread, after the
+ * worker stopped. */
+static void fileMarkClean(fileStore *fs) {
+    if (!fs->written[0] || fs->lockfd == -1 || fileLock(fs) == -1) return;
+    fileRecord rec;
+    if (fileReadRecord(fs, &rec, NULL, NULL) == 1 && rec.dirty && !strcmp(rec.token, fs->written) &&
+        fsync(fs->dirfd) == 0) {
+        rec.dirty = 0;
+        if (fileWriteRecord(fs, &rec) == 0) fsync(fs->lockfd);
+    }
+    fileUnlock(fs);
+}
+
 static void fileFree(fileStore *fs) {
     if (fs->thread_started) {
         pthread_mutex_lock(&fs->mu);
@@ -1216,6 +1491,7 @@ static void fileFree(fileStore *fs) {
         pthread_join(fs->thread, NULL);
         pthread_mutex_destroy(&fs->mu);
         pthread_cond_destroy(&fs->cv);
+        fileMarkClean(fs);
     }
     bioFree(fs->seg_pool, fileSegJobDrop);
     pthread_mutex_destroy(&fs->seg_mu);
@@ -1401,6 +1677,7 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_versions_minted:%lld\r\n"
                         "store_file_bytes_written:%lld\r\n"
                         "store_file_writes_in_place:%lld\r\n"
+                        "store_file_writes_one_flush:%lld\r\n"
                         "store_file_last_write_ms:%.3f\r\n"
                         "store_file_last_error:%s\r\n"
                         "store_file_segments_dir:%s\r\n"
@@ -1410,7 +1687,7 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_segment_errors:%lld\r\n"
                         "store_file_segment_bytes_written:%lld\r\n",
                         fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
-                        fs->tokens_minted, fs->bytes_written, fs->writes_recycled, (double)fs->last_write_us / 1000.0,
+                        fs->tokens_minted, fs->bytes_written, fs->writes_recycled, fs->writes_one_flush, (double)fs->last_write_us / 1000.0,
                         fs->last_error, fs->seg_path, fs->seg_puts, fs->seg_gets, fs->seg_dels, fs->seg_errors,
                         fs->seg_bytes_written);
 }
