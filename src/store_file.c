@@ -826,12 +826,15 @@ static int fileOpenTmp(fileStore *fs, struct stat *sb) {
 
 /* The size of the file holding a document of len bytes and its check,
  * when the file is the spare and has size `have` now: the same size if
- * they fit without too much padding (the fdatasync then commits no
- * metadata), or else a little room to grow into. */
+ * they fit (the fdatasync then commits no metadata) and the padding is
+ * not more than three times the document, or else room to grow into. A
+ * root swings between sizes as a stream's tail fills and is sealed:
+ * writing spaces over the old document costs less than a size change,
+ * which makes the fdatasync commit metadata too. */
 static off_t filePaddedSize(size_t len, off_t have) {
     off_t l = (off_t)len + FILE_CHECK_LEN;
-    if (l <= have && have - l <= l / 8 + 4096) return have;
-    off_t want = l + l / 64 + 4096;
+    if (l <= have && have <= 4 * l + 65536) return have;
+    off_t want = l + l / 4 + 4096;
     return (want + 4095) & ~(off_t)4095;
 }
 
