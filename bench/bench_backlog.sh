@@ -22,7 +22,11 @@
 # the empty-state figures (p50 within 1.5x), root bytes per commit <= 64 KB
 # plus the pending lists, bytes written per appended byte <= 3.
 #
-# Knobs: BACKLOGS="0 1000000" SECS=5 CLIENTS="1 50" PORT_BASE=26400
+# Every backlog's casq and redis run side by side, and the XADD
+# measurements go round them REPEAT times (medians), so that a slow moment
+# of a shared machine hits all of them alike.
+#
+# Knobs: BACKLOGS="0 1000000" SECS=5 REPEAT=3 CLIENTS="1 50" PORT_BASE=26400
 #        (uses 26400-26499) KEEP=1 CASQ_BIN=path JOBS=0 (skip the job loop)
 #        CASQ_ARGS="--segment-seal-bytes 16384 ..." (casq's options)
 set -u
@@ -30,6 +34,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BACKLOGS=${BACKLOGS:-"0 1000000"}
 SECS=${SECS:-5}
+REPEAT=${REPEAT:-3}
 CLIENTS=${CLIENTS:-"1 50"}
 PORT_BASE=${PORT_BASE:-26400}
 CASQ_BIN=${CASQ_BIN:-$ROOT/build/release/casq-server}
@@ -92,78 +97,103 @@ settle() {
 total_written() { echo $(( $(info "$1" store_file_bytes_written) + $(info "$1" store_file_segment_bytes_written) )); }
 
 echo "# bench_backlog: casq $("$CASQ" --version | awk '{print $3}') vs $(redis-server --version | awk '{print $3}') appendfsync always"
-echo "# machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); SECS=$SECS"
+echo "# machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); SECS=$SECS REPEAT=$REPEAT"
 declare -A RES
 
+# --- 1. every backlog's casq and redis, started and left running -------
 for n in $BACKLOGS; do
     echo
-    echo "## backlog $n entries"
-    # --- casq: start on the inline document, let it seal, restart ---
-    startServer casq casq $CASQ_ARGS
-    stopServer casq
+    echo "## backlog $n entries: loading"
+    # casq: start on the inline document, let it seal, restart
+    startServer "casq$n" casq $CASQ_ARGS
+    stopServer "casq$n"
     if [ "$n" -gt 0 ]; then
-        rm -f "${DIR[casq]}"/queue.json*
-        gen_doc "${DIR[casq]}/queue.json" "$n"
-        echo "inline document: $(stat -c %s "${DIR[casq]}/queue.json") bytes"
+        rm -f "${DIR[casq$n]}"/queue.json*
+        gen_doc "${DIR[casq$n]}/queue.json" "$n"
+        echo "inline document: $(stat -c %s "${DIR[casq$n]}/queue.json") bytes"
     fi
     t0=$(date +%s%3N)
-    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" $CASQ_ARGS >>"${DIR[casq]}/log" 2>&1 &
-    PID[casq]=$!
-    echo "casq load, inline: $(ready_ms "$t0" "${PORT[casq]}") ms"
-    settle casq
-    echo "sealed: $(info casq segments) segments, $(info casq segments_bytes) bytes; root $(info casq root_bytes_last) bytes"
-    stopServer casq
+    "$CASQ" --port "${PORT[casq$n]}" --bind 127.0.0.1 --dir "${DIR[casq$n]}" $CASQ_ARGS >>"${DIR[casq$n]}/log" 2>&1 &
+    PID[casq$n]=$!
+    echo "casq load, inline: $(ready_ms "$t0" "${PORT[casq$n]}") ms"
+    settle "casq$n"
+    echo "sealed: $(info "casq$n" segments) segments, $(info "casq$n" segments_bytes) bytes; root $(info "casq$n" root_bytes_last) bytes"
+    stopServer "casq$n"
     t0=$(date +%s%3N)
-    "$CASQ" --port "${PORT[casq]}" --bind 127.0.0.1 --dir "${DIR[casq]}" $CASQ_ARGS >>"${DIR[casq]}/log" 2>&1 &
-    PID[casq]=$!
-    echo "casq load, from segments: $(ready_ms "$t0" "${PORT[casq]}") ms (root $(stat -c %s "${DIR[casq]}/queue.json") bytes)"
-    # --- redis with the same backlog ---
-    startServer redis redis
-    [ "$n" -gt 0 ] && redis_fill redis "$n"
-    echo "redis backlog: $(cli redis xlen $KEY) entries"
+    "$CASQ" --port "${PORT[casq$n]}" --bind 127.0.0.1 --dir "${DIR[casq$n]}" $CASQ_ARGS >>"${DIR[casq$n]}/log" 2>&1 &
+    PID[casq$n]=$!
+    echo "casq load, from segments: $(ready_ms "$t0" "${PORT[casq$n]}") ms (root $(stat -c %s "${DIR[casq$n]}/queue.json") bytes)"
+    startServer "redis$n" redis
+    [ "$n" -gt 0 ] && redis_fill "redis$n" "$n"
+    echo "redis backlog: $(cli "redis$n" xlen $KEY) entries"
+done
 
+# --- 2. durable XADD: every server in turn, REPEAT rounds ---------------
+# Alternating (rather than one backlog after the other) makes a slow
+# moment of the machine hit every server alike.
+# Bytes of one entry as the document holds it: ["<id>","p","<100>"].
+perentry=130
+for c in $CLIENTS; do
+    for r in $(seq "$REPEAT"); do
+        for n in $BACKLOGS; do
+            s=casq$n
+            c0=$(info $s commits); w0=$(total_written $s); d0=$(info $s store_file_bytes_written)
+            out=$("$BENCH/xadd_load" -p "${PORT[$s]}" -c "$c" -d "$SECS" -w 1 -k $KEY -s 100)
+            alive $s
+            c1=$(info $s commits); w1=$(total_written $s); d1=$(info $s store_file_bytes_written)
+            acked=$(field acked <<<"$out")
+            RES[$n,$c,casq]+=" $(field xadd_per_sec <<<"$out")"
+            RES[$n,$c,casq50]+=" $(field p50_ms <<<"$out")"
+            RES[$n,$c,casq99]+=" $(field p99_ms <<<"$out")"
+            RES[$n,$c,root]+=" $(awk -v d=$((d1 - d0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f", c ? d / c : 0 }')"
+            RES[$n,$c,wroot]+=" $(awk -v d=$((d1 - d0)) -v a="$acked" -v e=$perentry 'BEGIN { printf "%.2f", a ? d / (a * e) : 0 }')"
+            RES[$n,$c,wseg]+=" $(awk -v d=$((d1 - d0)) -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry 'BEGIN { printf "%.2f", a ? (w - d) / (a * e) : 0 }')"
+            s=redis$n
+            out=$("$BENCH/xadd_load" -p "${PORT[$s]}" -c "$c" -d "$SECS" -w 1 -k $KEY -s 100)
+            alive $s
+            RES[$n,$c,redis]+=" $(field xadd_per_sec <<<"$out")"
+            RES[$n,$c,redis50]+=" $(field p50_ms <<<"$out")"
+            RES[$n,$c,redis99]+=" $(field p99_ms <<<"$out")"
+        done
+    done
+done
+
+med() { median ${RES[$1]}; } # med KEY: the median of what RES[KEY] collected
+for n in $BACKLOGS; do
+    echo
+    echo "## backlog $n entries: durable XADD (medians of $REPEAT)"
     printf '%8s %10s %10s %6s | %8s %8s | %8s %8s | %12s %10s %s\n' clients casq/s redis/s ratio "casq p50" "redis p50" \
         "casq p99" "redis p99" "root B/commit" "written/B" "(root+seg)"
     for c in $CLIENTS; do
-        c0=$(info casq commits); w0=$(total_written casq); d0=$(info casq store_file_bytes_written)
-        outc=$("$BENCH/xadd_load" -p "${PORT[casq]}" -c "$c" -d "$SECS" -w 1 -k $KEY -s 100)
-        alive casq
-        c1=$(info casq commits); w1=$(total_written casq); d1=$(info casq store_file_bytes_written)
-        outr=$("$BENCH/xadd_load" -p "${PORT[redis]}" -c "$c" -d "$SECS" -w 1 -k $KEY -s 100)
-        alive redis
-        a=$(field xadd_per_sec <<<"$outc"); b=$(field xadd_per_sec <<<"$outr")
-        acked=$(field acked <<<"$outc")
-        RES[$n,$c]=$a
-        RES[$n,$c,p50]=$(field p50_ms <<<"$outc")
-        # Bytes of one entry as the document holds it: ["<id>","p","<100>"].
-        perentry=130
+        a=$(med "$n,$c,casq"); b=$(med "$n,$c,redis"); wr=$(med "$n,$c,wroot"); ws=$(med "$n,$c,wseg")
         printf '%8s %10.0f %10.0f %6s | %8s %8s | %8s %8s | %12s %10s %s\n' "$c" "$a" "$b" "$(ratio "$a" "$b")" \
-            "$(field p50_ms <<<"$outc")" "$(field p50_ms <<<"$outr")" "$(field p99_ms <<<"$outc")" \
-            "$(field p99_ms <<<"$outr")" "$(awk -v d=$((d1 - d0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f", c ? d / c : 0 }')" \
-            "$(awk -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry 'BEGIN { printf "%.2f", a ? w / (a * e) : 0 }')" \
-            "$(awk -v d=$((d1 - d0)) -v w=$((w1 - w0)) -v a="$acked" -v e=$perentry \
-                'BEGIN { printf "%.2f+%.2f", a ? d / (a * e) : 0, a ? (w - d) / (a * e) : 0 }')"
+            "$(med "$n,$c,casq50")" "$(med "$n,$c,redis50")" "$(med "$n,$c,casq99")" "$(med "$n,$c,redis99")" \
+            "$(med "$n,$c,root")" "$(awk -v r="$wr" -v s="$ws" 'BEGIN { printf "%.2f", r + s }')" "$wr+$ws"
     done
-    stopServer redis
-    # --- the job loop on the backlog ---
-    [ "$JOBS" = 1 ] || { stopServer casq; continue; }
-    out=$("$BENCH/durable_bench" -p "${PORT[casq]}" -P 4 -W 4 -c 10 -k $KEY -b "$n" -l 10000 -d "$SECS")
-    alive casq
+done
+
+# --- 3. the job loop on each backlog (it consumes it: one after another) -
+for n in $BACKLOGS; do
+    stopServer "redis$n"
+    [ "$JOBS" = 1 ] || { stopServer "casq$n"; continue; }
+    out=$("$BENCH/durable_bench" -p "${PORT[casq$n]}" -P 4 -W 4 -c 10 -k $KEY -b "$n" -l 10000 -d "$SECS")
+    alive "casq$n"
     RES[$n,jobs]=$(field jobs_per_sec <<<"$out")
-    echo "casq job loop: $(field jobs_per_sec <<<"$out") jobs/s, p50 $(field job_p50_ms <<<"$out") ms," \
-        "p99 $(field job_p99_ms <<<"$out") ms; root $(info casq root_bytes_last) bytes," \
-        "segments $(info casq segments) ($(info casq segments_sealed) sealed, $(info casq segments_rewritten) rewritten," \
-        "$(info casq segments_deleted) deleted since start)"
-    stopServer casq
+    echo "casq job loop, backlog $n: $(field jobs_per_sec <<<"$out") jobs/s, p50 $(field job_p50_ms <<<"$out") ms," \
+        "p99 $(field job_p99_ms <<<"$out") ms; root $(info "casq$n" root_bytes_last) bytes," \
+        "segments $(info "casq$n" segments) ($(info "casq$n" segments_sealed) sealed, $(info "casq$n" segments_rewritten) rewritten," \
+        "$(info "casq$n" segments_deleted) deleted since start)"
+    stopServer "casq$n"
 done
 
 set -- $BACKLOGS
 if [ $# -ge 2 ]; then
     first=$1; last=${!#}
     echo
-    echo "## backlog $last vs $first (goal >= 0.8; p50 ratio goal <= 1.5)"
+    echo "## backlog $last vs $first (goal >= 0.8; p50 ratio goal <= 1.5; measured alternately)"
     for c in $CLIENTS; do
-        echo "xadd $c clients: $(ratio "${RES[$last,$c]}" "${RES[$first,$c]}") (p50 ${RES[$last,$c,p50]} vs ${RES[$first,$c,p50]} ms)"
+        echo "xadd $c clients: $(ratio "$(med "$last,$c,casq")" "$(med "$first,$c,casq")")" \
+            "(p50 $(med "$last,$c,casq50") vs $(med "$first,$c,casq50") ms; redis itself: $(ratio "$(med "$last,$c,redis")" "$(med "$first,$c,redis")"))"
     done
     [ "$JOBS" = 1 ] && echo "job loop: $(ratio "${RES[$last,jobs]}" "${RES[$first,jobs]}")"
 fi
