@@ -629,12 +629,16 @@ static int fileRecover(fileStore *fs) {
         checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) {
         fileCheckState js = checkDecode(j, jn, &jc);
         if (js == FILE_CHECK_GOOD) {
-            use_tmp = checkFollows(&tc, &jc);
+            use_tmp = checkFollows(&tc, &jc); /* else an older spare */
         } else if (js == FILE_CHECK_BAD) {
             /* Cut short while being written over the version before tmp's,
              * or as tmp's successor: tmp is the newest complete one. */
             use_tmp = torn = checkFollows(&tc, &jc) || checkFollows(&jc, &tc);
             keep_tmp = !use_tmp; /* unrelated: left for the operator */
+        } else {
+            /* Written by something else (jq, a restore): loaded as it is;
+             * the .tmp stays until this store's first write. */
+            keep_tmp = 1;
         }
     }
     zfree(t);
@@ -643,10 +647,13 @@ static int fileRecover(fileStore *fs) {
         if (!keep_tmp) unlink(fs->tmp_path);
         return 0;
     }
+    /* One atomic step puts the complete version at the path: a crash in
+     * what follows never leaves the path empty. The torn file is then kept
+     * aside (best effort). */
     sds rejected = sdscatprintf(sdsempty(), "%s.rejected", fs->path);
-    int ok = torn ? rename(fs->path, rejected) == 0 && rename(fs->tmp_path, fs->path) == 0
-                  : renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0 ||
-                        rename(fs->tmp_path, fs->path) == 0;
+    int ok = renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0 ||
+             rename(fs->tmp_path, fs->path) == 0;
+    if (ok && torn) rename(fs->tmp_path, rejected);
     if (!ok || fsync(fs->dirfd) == -1) {
         fileSetErr(fs, "cannot put %s, the newest complete version, at %s: %s", fs->tmp_path, fs->path,
                    strerror(errno));

@@ -561,11 +561,23 @@ int main(void) {
               "a backup put back: loaded, the newer unrelated .tmp removed");
         sdsfree(l.data);
 
+        /* A document written by something else (no check) while the
+         * record is dirty: loaded as it is; the spare is kept. */
+        result g20 = doWrite(g, "{\"n\":20}", l.version);
+        result g21 = doWrite(g, "{\"n\":21}", g20.version);
+        writeFile(path, "{\"hand\":1}");
+        store *x = storeOpen(path, base, &err);
+        l = doLoad(x);
+        check(g21.status == STORE_OK && l.status == STORE_OK && l.data && !strcmp(l.data, "{\"hand\":1}") &&
+                  access(tmp, F_OK) == 0,
+              "a document without a check is loaded as it is, even when the record is dirty; the .tmp is kept");
+        sdsfree(l.data);
+
         /* A clean close: the next load trusts the names, so a document
          * edited by hand (its check no longer holding) is loaded as is. */
-        result g11 = doWrite(g, "{\"n\":11}", l.version);
-        result g12 = doWrite(g, "{\"n\":12}", g11.version);
-        storeClose(g);
+        result g11 = doWrite(x, "{\"n\":11}", l.version);
+        result g12 = doWrite(x, "{\"n\":12}", g11.version);
+        storeClose(x);
         rec = readFile(lockp);
         check(g12.status == STORE_OK && rec && strstr(rec, "state=clean"), "a clean close marks the record clean");
         sdsfree(rec);
@@ -585,6 +597,7 @@ int main(void) {
         storeClose(d);
         storeClose(e);
         storeClose(f);
+        storeClose(g);
         storeClose(h);
         unlink(rejected);
         a = storeOpen(path, base, &err);
