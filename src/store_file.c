@@ -605,7 +605,9 @@ static int fileReadPath(const char *path, char **out, size_t *outlen) {
     if (fd == -1) return errno == ENOENT ? 0 : -1;
     struct stat sb;
     int ok = fstat(fd, &sb) == 0 && readWhole(fd, (size_t)sb.st_size, out, outlen) == 0;
+    int saved = errno;
     close(fd);
+    errno = saved;
     return ok ? 1 : -1;
 }
 
@@ -625,8 +627,19 @@ static int fileRecover(fileStore *fs) {
     size_t tn = 0, jn = 0;
     int use_tmp = 0, keep_tmp = 0, torn = 0;
     fileCheck tc, jc;
-    if (r == 1 && rec.dirty && fileReadPath(fs->tmp_path, &t, &tn) == 1 && fileReadPath(fs->path, &j, &jn) == 1 &&
-        checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) {
+    int tr = 0, jr = 0;
+    if (r == 1 && rec.dirty) {
+        tr = fileReadPath(fs->tmp_path, &t, &tn);
+        jr = fileReadPath(fs->path, &j, &jn);
+        if (tr == -1 || jr == -1) {
+            /* Nothing is removed on a guess. */
+            fileSetErr(fs, "cannot read %s: %s", tr == -1 ? fs->tmp_path : fs->path, strerror(errno));
+            zfree(t);
+            zfree(j);
+            return -1;
+        }
+    }
+    if (tr == 1 && jr == 1 && checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) {
         fileCheckState js = checkDecode(j, jn, &jc);
         if (js == FILE_CHECK_GOOD) {
             use_tmp = checkFollows(&tc, &jc); /* else an older spare */
