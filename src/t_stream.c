@@ -241,6 +241,8 @@ static void nodeSealedLastID(const streamNode *n, streamID *id);
  * stop covering n's entries). Does not touch the stream's inline books. */
 static void segmentReleaseNode(streamSegment *g, streamNode *n) {
     g->nodes[n->seg_slot] = NULL;
+    while (g->head_dead < g->nnodes && !g->nodes[g->head_dead]) g->head_dead++;
+    g->died_ms = server.mstime_cache;
     g->nlive--;
     g->live -= n->seg_count;
     g->live_bytes -= n->seg_json;
@@ -2922,16 +2924,39 @@ static int segmentTier(uint64_t bytes, size_t tier_bytes, int fanout) {
     return t;
 }
 
+/* A segment consumed from its head for this long without a node leaving
+ * it is rewritten once mostly dead (see segmentMostlyDead). */
+#define SEG_HEAD_QUIET_MS 30000
+
 /* Less than half of its entries still live (counted in entries, not
- * bytes: a small rewritten segment, mostly header, is not dead). */
-static int segmentMostlyDead(const streamSegment *g) { return g->live * 2 < g->count; }
+ * bytes: a small rewritten segment, mostly header, is not dead) -- unless
+ * it is being consumed from its head: its dead entries all before its
+ * live ones, and one of its nodes left it lately. Trimming (MAXLEN,
+ * MINID) and workers deleting the jobs they did kill a queue's segments
+ * that way, and will most likely drop this one whole: rewriting its live
+ * part now would write those entries again, maybe several times, for a
+ * segment about to go. */
+static int segmentConsumed(const streamSegment *g, long long now_ms) {
+    return g->head_dead && g->head_dead + g->nlive == g->nnodes && g->died_ms &&
+           now_ms - g->died_ms < SEG_HEAD_QUIET_MS;
+}
+
+static int segmentMostlyDead(const streamSegment *g, long long now_ms) {
+    return g->live * 2 < g->count && !segmentConsumed(g, now_ms);
+}
+
+/* Whether g may be merged with others of its size (not while consumed:
+ * see above). */
+static int segmentMergeable(const streamSegment *g, size_t max_bytes, int fanout, long long now_ms) {
+    return g->bytes < max_bytes / (size_t)fanout && !segmentConsumed(g, now_ms);
+}
 
 /* Whether g is rewritten by this plan: mostly dead, or small and in the
  * tier being merged (-1: none). */
 static int segmentWantsRewrite(const streamSegment *g, size_t tier_bytes, size_t max_bytes, int fanout,
-                               int merge_tier) {
-    if (segmentMostlyDead(g)) return 1;
-    return merge_tier >= 0 && g->bytes < max_bytes / (size_t)fanout &&
+                               int merge_tier, long long now_ms) {
+    if (segmentMostlyDead(g, now_ms)) return 1;
+    return merge_tier >= 0 && segmentMergeable(g, max_bytes, fanout, now_ms) &&
            segmentTier(g->bytes, tier_bytes, fanout) == merge_tier;
 }
 
@@ -2988,8 +3013,8 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
     uint32_t dead = 0, tiers[41] = {0};
     for (uint32_t i = 0; i < s->nsegs; i++) {
         streamSegment *g = s->segs[i];
-        if (segmentMostlyDead(g)) dead++;
-        else if (g->bytes < max_bytes / (size_t)fanout) tiers[segmentTier(g->bytes, tier_bytes, fanout)]++;
+        if (segmentMostlyDead(g, now_ms)) dead++;
+        else if (segmentMergeable(g, max_bytes, fanout, now_ms)) tiers[segmentTier(g->bytes, tier_bytes, fanout)]++;
     }
     int merge_tier = -1;
     for (int t = 0; t <= 40 && merge_tier < 0; t++)
@@ -3016,7 +3041,7 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
         if (lane == STREAM_SEAL_NEW) {
             if (!inline_ok_node) continue;
         } else if (!n->seg || inline_ok_node ||
-                   !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier)) {
+                   !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier, now_ms)) {
             continue;
         }
         if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
@@ -3085,6 +3110,7 @@ static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n, uin
         g->nodes = zrealloc(g->nodes, *alloc * sizeof(*g->nodes));
     }
     g->nodes[g->nnodes] = n;
+    if (!n && g->head_dead == g->nnodes) g->head_dead++;
     if (n) {
         n->seg = g;
         n->seg_slot = g->nnodes;

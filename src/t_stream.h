@@ -87,6 +87,8 @@ typedef struct streamSegment {
     uint32_t nlive;        /* slots not NULL */
     uint64_t live;         /* entries still in it */
     uint64_t live_bytes;   /* their JSON bytes */
+    uint32_t head_dead;    /* leading slots that are NULL */
+    long long died_ms;     /* when a node last left it (0: not since loaded) */
     sds json;              /* the root's record of it; NULL: to be made */
 } streamSegment;
 
