@@ -195,5 +195,5 @@ if [ $# -ge 2 ]; then
         echo "xadd $c clients: $(ratio "$(med "$last,$c,casq")" "$(med "$first,$c,casq")")" \
             "(p50 $(med "$last,$c,casq50") vs $(med "$first,$c,casq50") ms; redis itself: $(ratio "$(med "$last,$c,redis")" "$(med "$first,$c,redis")"))"
     done
-    [ "$JOBS" = 1 ] && echo "job loop: $(ratio "${RES[$last,jobs]}" "${RES[$first,jobs]}")"
+    if [ "$JOBS" = 1 ]; then echo "job loop: $(ratio "${RES[$last,jobs]}" "${RES[$first,jobs]}")"; fi
 fi
