@@ -629,8 +629,10 @@ static int fileRecover(fileStore *fs) {
     fileCheck tc, jc;
     int tr = 0, jr = 0;
     if (r == 1 && rec.dirty) {
+        /* The document is read (and its check computed) only when a
+         * complete .tmp makes the question arise. */
         tr = fileReadPath(fs->tmp_path, &t, &tn);
-        jr = fileReadPath(fs->path, &j, &jn);
+        if (tr == 1 && checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) jr = fileReadPath(fs->path, &j, &jn);
         if (tr == -1 || jr == -1) {
             /* Nothing is removed on a guess. */
             fileSetErr(fs, "cannot read %s: %s", tr == -1 ? fs->tmp_path : fs->path, strerror(errno));
@@ -639,7 +641,7 @@ static int fileRecover(fileStore *fs) {
             return -1;
         }
     }
-    if (tr == 1 && jr == 1 && checkDecode(t, tn, &tc) == FILE_CHECK_GOOD) {
+    if (jr == 1) {
         fileCheckState js = checkDecode(j, jn, &jc);
         if (js == FILE_CHECK_GOOD) {
             use_tmp = checkFollows(&tc, &jc); /* else an older spare */
@@ -911,7 +913,7 @@ static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const
     if (old && old->size == size) to = (off_t)old->len < end ? (off_t)old->len : end;
     if (to < from) to = from;
     size_t nspaces = (size_t)(to - from);
-    size_t cnt = doc->nchunks + (nspaces + sizeof(spaces) - 1) / sizeof(spaces);
+    size_t cnt = doc->nchunks + (nspaces + sizeof(spaces) - 1) / sizeof(spaces) + 1; /* + the check */
     struct iovec stackiov[64];
     struct iovec *iov = cnt <= 64 ? stackiov : zmalloc(sizeof(*iov) * cnt);
     int i = 0;
@@ -922,13 +924,16 @@ static int fileWriteDocument(fileStore *fs, int fd, const struct stat *sb, const
         iov[i++] = (struct iovec){spaces, n};
         nspaces -= n;
     }
-    int ret = pwritevAll(fd, iov, i, 0);
-    if (iov != stackiov) zfree(iov);
-    if (ret == -1) return -1;
+    /* The check follows in the same write when nothing lies between. */
     char tail[FILE_CHECK_LEN];
     checkEncode(tail, check);
     struct iovec tiov = {tail, sizeof(tail)};
-    return pwritevAll(fd, &tiov, 1, end);
+    int joined = to == end;
+    if (joined) iov[i++] = tiov;
+    int ret = pwritevAll(fd, iov, i, 0);
+    if (iov != stackiov) zfree(iov);
+    if (ret == -1) return -1;
+    return joined ? 0 : pwritevAll(fd, &tiov, 1, end);
 }
 
 /* Remembers what fd's file holds now (see fileWriteDocument). */
