@@ -242,7 +242,6 @@ static void nodeSealedLastID(const streamNode *n, streamID *id);
 static void segmentReleaseNode(streamSegment *g, streamNode *n) {
     g->nodes[n->seg_slot] = NULL;
     while (g->head_dead < g->nnodes && !g->nodes[g->head_dead]) g->head_dead++;
-    g->died_ms = server.mstime_cache;
     g->nlive--;
     g->live -= n->seg_count;
     g->live_bytes -= n->seg_json;
@@ -261,6 +260,7 @@ static void nodeLeaveSegment(streamNode *n) {
     stream *s = g->owner;
     size_t before = nodeInlineBytes(n);
     segmentReleaseNode(g, n);
+    g->died_ms = server.mstime_cache; /* entries died (a move to a new segment is not a death) */
     s->inline_bytes += sdslen(n->json) - before;
     idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* (a partial node is there already) */
     if (g->nlive == 0) streamDropSegment(s, g);

@@ -88,7 +88,8 @@ typedef struct streamSegment {
     uint64_t live;         /* entries still in it */
     uint64_t live_bytes;   /* their JSON bytes */
     uint32_t head_dead;    /* leading slots that are NULL */
-    long long died_ms;     /* when a node last left it (0: not since loaded) */
+    long long died_ms;     /* when entries of it last changed or died (0: not
+                            * since loaded); a move to another segment is not */
     sds json;              /* the root's record of it; NULL: to be made */
 } streamSegment;
 
