@@ -30,6 +30,7 @@
 #        SIZES="1000 10000 100000 1000000" PARTS="xadd jobs sizes"
 #        PORT_BASE=26300 (uses 26300-26399) KEEP=1 (keep the work directory)
 #        CASQ_BIN=path (default build/release/casq-server, built if missing)
+#        CPULIST=cpulist (both servers' threads on those CPUs: bench/lib.sh)
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +49,7 @@ BENCH_NAME=durable_bench
 
 echo "# durable_bench: casq $("$CASQ" --version | awk '{print $3}') vs $(redis-server --version | awk '{print $3}'), appendfsync always"
 echo "# machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); data in $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2}'))"
-echo "# REPEAT=$REPEAT SECS=$SECS MAXLEN=$MAXLEN"
+echo "# REPEAT=$REPEAT SECS=$SECS MAXLEN=$MAXLEN${CPULIST:+ CPULIST=$CPULIST (server_cpulist and bio_cpulist of both servers)}"
 
 # ------------------------------------------------------------------------
 # xadd: throughput and latency at N clients

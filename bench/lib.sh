@@ -6,6 +6,10 @@
 # name), PORT_BASE (uses PORT_BASE .. PORT_BASE+99) and CASQ_BIN before
 # sourcing; it gets CASQ (a private copy of the binary), WORK, and the
 # functions below.
+#
+# CPULIST=<cpulist> (e.g. CPULIST=1) runs both servers with server_cpulist and
+# bio_cpulist set to it: every thread of each on those CPUs, the others
+# left to the load generator (see README "Performance").
 die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
 
 # ------------------------------------------------------------------------
@@ -52,6 +56,7 @@ startServer() { # startServer NAME casq|redis [args...]
     NEXT_PORT=$((p + 1))
     local d=$WORK/$name.$p
     mkdir -p "$d"
+    if [ -n "${CPULIST:-}" ]; then set -- "$@" --server_cpulist "$CPULIST" --bio_cpulist "$CPULIST"; fi
     if [ "$kind" = casq ]; then
         "$CASQ" --port "$p" --bind 127.0.0.1 --dir "$d" "$@" >"$d/log" 2>&1 &
     else

@@ -96,7 +96,7 @@ static void bioWake(evutil_socket_t fd, short what, void *arg) {
     }
 }
 
-bioPool *bioCreate(struct event_base *base, int threads) {
+bioPool *bioCreate(struct event_base *base, int threads, const char *name) {
     bioPool *p = zcalloc(sizeof(*p));
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
@@ -107,6 +107,7 @@ bioPool *bioCreate(struct event_base *base, int threads) {
     p->threads = zcalloc(sizeof(pthread_t) * (size_t)threads);
     for (int i = 0; i < threads; i++) {
         if (pthread_create(&p->threads[i], NULL, bioThreadMain, p) != 0) goto fail;
+        pthread_setname_np(p->threads[i], name);
         p->nthreads++;
     }
     return p;
@@ -114,6 +115,10 @@ fail:
     bioFree(p, NULL);
     return NULL;
 }
+
+int bioThreadCount(bioPool *p) { return p->nthreads; }
+
+pthread_t bioThread(bioPool *p, int i) { return p->threads[i]; }
 
 void bioSubmit(bioPool *p, void (*work)(void *arg), void (*done)(void *arg), void *arg) {
     bioJob *j = zmalloc(sizeof(*j));

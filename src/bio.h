@@ -9,13 +9,19 @@
 #ifndef CASQ_BIO_H
 #define CASQ_BIO_H
 
+#include <pthread.h>
+
 struct event_base;
 
 typedef struct bioPool bioPool;
 
-/* A pool of `threads` threads reporting to `base`; NULL if a thread or the
- * wake-up pipe cannot be made. */
-bioPool *bioCreate(struct event_base *base, int threads);
+/* A pool of `threads` threads reporting to `base`, named `name` (as `top
+ * -H` shows them: at most 15 bytes); NULL if a thread or the wake-up pipe
+ * cannot be made. */
+bioPool *bioCreate(struct event_base *base, int threads, const char *name);
+/* The pool's threads (to set their CPU affinity): how many, and each. */
+int bioThreadCount(bioPool *p);
+pthread_t bioThread(bioPool *p, int i);
 /* Queues a job. */
 void bioSubmit(bioPool *p, void (*work)(void *arg), void (*done)(void *arg), void *arg);
 /* Jobs queued or running, not yet handed back. */

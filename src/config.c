@@ -30,6 +30,7 @@
 #include "connection.h"
 #include "commit.h"
 #include "server.h"
+#include "setcpuaffinity.h"
 
 /* Nested `include` deeper than this is surely a loop. */
 #define CONFIG_MAX_INCLUDE_DEPTH 16
@@ -78,6 +79,9 @@ typedef sds configRewriteFunction(const configDirective *d);
 /* Makes a value changed by CONFIG SET take effect. Returns 1, or 0 with
  * *err set; CONFIG SET then restores the previous values. */
 typedef int configApplyFunction(sds *err);
+/* Checks a STRING directive's new value before it is stored. Returns 1, or
+ * 0 with *err set. */
+typedef int configCheckFunction(const char *value, sds *err);
 
 struct configDirective {
     const char *name;          /* lower case */
@@ -89,6 +93,7 @@ struct configDirective {
     const char *default_value; /* as written in the file */
     const configEnumValue *enum_values; /* CONFIG_ENUM, {NULL}-terminated */
     configApplyFunction *apply;
+    configCheckFunction *check; /* CONFIG_STRING, optional */
     configSetFunction *set;    /* CONFIG_SPECIAL */
     configGetFunction *get;    /* CONFIG_SPECIAL */
     configRewriteFunction *rewrite; /* CONFIG_SPECIAL, optional */
@@ -103,6 +108,7 @@ static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, s
 static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
 static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients, applyTlsConfig;
+static configCheckFunction checkCpulist;
 
 /* tls-auth-clients: Redis's values. */
 static const configEnumValue tlsAuthClientsEnum[] = {
@@ -206,6 +212,10 @@ static const configDirective configTable[] = {
      .default_value = "no"},
     {.name = "dir", .type = CONFIG_SPECIAL, .flags = CONFIG_IMMUTABLE,
      .default_value = ".", .set = setDir, .get = getDir},
+    {.name = "server_cpulist", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(server_cpulist), .default_value = "", .check = checkCpulist},
+    {.name = "bio_cpulist", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE | CONFIG_EMPTY_IS_NULL,
+     .offset = FIELD(bio_cpulist), .default_value = "", .check = checkCpulist},
     {.name = "protected-mode", .type = CONFIG_BOOL, .offset = FIELD(protected_mode),
      .default_value = "yes"},
     {.name = "acl-pubsub-default", .type = CONFIG_ENUM, .offset = FIELD(acl_pubsub_default_all),
@@ -484,6 +494,7 @@ static int setDirective(const configDirective *d, sds *argv, int argc, sds *err)
         return 0;
     }
     if (d->type == CONFIG_STRING) {
+        if (d->check && !d->check(argv[0], err)) return 0;
         storeString(d, argv[0]);
         return 1;
     }
@@ -623,6 +634,12 @@ static int setDir(const configDirective *d, sds *argv, int argc, sds *err) {
 static sds getDir(const configDirective *d) {
     (void)d;
     return sdsnew(server.cfg.dir ? server.cfg.dir : "");
+}
+
+/* server_cpulist, bio_cpulist: "" (any CPU) or a list setcpuaffinity.c
+ * can apply. */
+static int checkCpulist(const char *value, sds *err) {
+    return !value[0] || cpulistParse(value, NULL, err);
 }
 
 /* client-output-buffer-limit <class> <hard> <soft> <soft seconds> [...]:

@@ -2,6 +2,7 @@
  * connection-level commands (PING, ECHO, QUIT, RESET, AUTH, HELLO, TIME,
  * SHUTDOWN). */
 #include "server.h"
+#include "setcpuaffinity.h"
 #include "broker.h"
 #include "commit.h"
 #include "connection.h"
@@ -1128,6 +1129,7 @@ int main(int argc, char **argv) {
     server.cron_ev = event_new(server.el, -1, EV_PERSIST, serverCron, NULL);
     event_add(server.cron_ev, &period);
 
+    setServerCpuAffinity(); /* where Redis does it: once set up, before the loop */
     if (server.cfg.port) serverLog(LL_NOTICE, "Ready to accept connections tcp");
     if (server.cfg.unixsocket) serverLog(LL_NOTICE, "Ready to accept connections unix");
     if (server.cfg.tls_port) serverLog(LL_NOTICE, "Ready to accept connections tls");

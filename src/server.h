@@ -401,6 +401,8 @@ typedef struct serverConfig {
                                  * get &* (Redis 6 default) */
     char *dir;                 /* data directory (chdir at start) */
     char *store;               /* store URL: file://path or s3://bucket/key */
+    char *server_cpulist;      /* CPUs of the main thread (Redis's syntax), NULL = any */
+    char *bio_cpulist;         /* CPUs of the background threads, NULL = any */
     char *configfile;          /* absolute path of the config file, or NULL */
     int stream_id_mode;        /* STREAM_ID_MODE_* */
     long long stream_node_max_entries;  /* accepted for compatibility */

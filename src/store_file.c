@@ -179,6 +179,7 @@
 #include <zlib.h>
 
 #include "bio.h"
+#include "setcpuaffinity.h"
 #include "server.h"
 
 #define FILE_TOKEN_HEX 32 /* 128 bits */
@@ -1634,11 +1635,15 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
         goto fail;
     }
     fs->thread_started = 1;
-    fs->seg_pool = bioCreate(base, FILE_SEG_THREADS);
+    pthread_setname_np(fs->thread, "file_commit");
+    setBioCpuAffinity(fs->thread, "the file store's worker thread");
+    fs->seg_pool = bioCreate(base, FILE_SEG_THREADS, "file_segment");
     if (!fs->seg_pool) {
         *err = sdsnew("cannot start the file store's segment threads");
         goto fail;
     }
+    for (int i = 0; i < bioThreadCount(fs->seg_pool); i++)
+        setBioCpuAffinity(bioThread(fs->seg_pool, i), "a segment thread of the file store");
     st->state = fs;
     if (!st->location) st->location = sdsdup(fs->path);
     return 0;

@@ -468,3 +468,56 @@ start_server {tags {"introspection"}} {
         set e
     } {ERR unknown subcommand 'foo'. Try COMMAND HELP.}
 }
+
+# server_cpulist / bio_cpulist (Redis 6): which CPUs the main thread and the
+# background threads may run on. The list names the first CPU this test may
+# use itself, so that the kernel can honour it wherever the suite runs.
+proc first_allowed_cpu {} {
+    set fh [open /proc/self/status r]
+    set status [read $fh]
+    close $fh
+    regexp {Cpus_allowed_list:\s*(\d+)} $status _ cpu
+    return $cpu
+}
+
+# Cpus_allowed_list of each thread of process pid, but jemalloc's own
+# thread in redis-server (neither directive covers it).
+proc thread_cpu_lists {pid} {
+    set lists {}
+    foreach task [lsort [glob -nocomplain /proc/$pid/task/*]] {
+        set fh [open $task/status r]
+        set status [read $fh]
+        close $fh
+        if {[regexp {Name:\s*jemalloc_bg_thd} $status]} continue
+        if {[regexp {Cpus_allowed_list:\s*(\S+)} $status _ l]} {lappend lists $l}
+    }
+    return $lists
+}
+
+start_server {tags {"introspection"}} {
+    test {CONFIG GET server_cpulist and bio_cpulist: empty by default} {
+        list [r config get server_cpulist] [r config get bio_cpulist]
+    } {{server_cpulist {}} {bio_cpulist {}}}
+
+    test {CONFIG SET server_cpulist and bio_cpulist: immutable} {
+        set errs {}
+        foreach d {server_cpulist bio_cpulist} {
+            catch {r config set $d 0} e
+            lappend errs $e
+        }
+        set errs
+    } {{ERR CONFIG SET failed (possibly related to argument 'server_cpulist') - can't set immutable config} {ERR CONFIG SET failed (possibly related to argument 'bio_cpulist') - can't set immutable config}}
+}
+
+set cpu [first_allowed_cpu]
+start_server [list tags {"introspection"} overrides [list server_cpulist "$cpu-$cpu:1" bio_cpulist $cpu]] {
+    test {server_cpulist and bio_cpulist keep every thread on the CPUs listed} {
+        # CONFIG GET shows the lists as written; the threads run where told.
+        assert_equal [list server_cpulist "$cpu-$cpu:1"] [r config get server_cpulist]
+        assert_equal [list bio_cpulist $cpu] [r config get bio_cpulist]
+        r set k v
+        set lists [thread_cpu_lists [srv 0 pid]]
+        assert_morethan [llength $lists] 1
+        lsort -unique $lists
+    } $cpu
+}

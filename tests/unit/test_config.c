@@ -10,6 +10,7 @@
 
 #include "../../src/config.h"
 #include "../../src/server.h"
+#include "../../src/setcpuaffinity.h"
 
 static int failures;
 
@@ -251,6 +252,10 @@ static void testErrors(void) {
         {"client-output-buffer-limit foo 0 0 0\n", 1, ">>> 'client-output-buffer-limit foo 0 0 0'",
          "Invalid client class specified in buffer limit configuration."},
         {"save 900\n", 1, ">>> 'save 900'", "Invalid save parameters"},
+        {"server_cpulist 3-1\n", 1, ">>> 'server_cpulist 3-1'", "invalid CPU list: range 3-1 goes backwards"},
+        {"bio_cpulist 0,,1\n", 1, ">>> 'bio_cpulist 0,,1'", "invalid CPU list: a CPU number was expected at ',1'"},
+        {"bio_cpulist 0-7:0\n", 1, ">>> 'bio_cpulist 0-7:0'", "invalid CPU list: a stride must be at least 1"},
+        {"server_cpulist 1024\n", 1, ">>> 'server_cpulist 1024'", "invalid CPU list: CPU numbers must be below 1024"},
         {"appendonly sometimes\n", 1, ">>> 'appendonly sometimes'", "argument must be 'yes' or 'no'"},
         {"dir /nonexistent/casq/dir\n", 1, ">>> 'dir /nonexistent/casq/dir'", "No such file or directory"},
         {"commit-timeout 0\n", 1, ">>> 'commit-timeout 0'", "argument must be between 1 and"},
@@ -428,6 +433,53 @@ static void testProtectedMode(void) {
     server.cfg.protected_mode = 1;
 }
 
+/* Redis's CPU list syntax (setcpuaffinity.c): numbers, ranges, strides. */
+static void testCpulist(void) {
+    static const struct {
+        const char *list;
+        const char *cpus; /* the set, as a list of single CPUs; NULL: refused */
+    } cases[] = {
+        {"0", "0"},           {"3", "3"},         {"0-3", "0,1,2,3"},      {"0-7:2", "0,2,4,6"},
+        {"1,3", "1,3"},       {"1,10-11", "1,10,11"}, {"8-11", "8,9,10,11"}, {"0-6:3,5", "0,3,5,6"},
+        {"2-2", "2"},         {"1023", "1023"},   {"", NULL},              {"a", NULL},
+        {"1,", NULL},         {",1", NULL},       {"1-", NULL},            {"1-2:", NULL},
+        {"1 2", NULL},        {"-1", NULL},       {"2-1", NULL},           {"0-3:0", NULL},
+        {"1024", NULL},       {"99999999999999999999", NULL}, {"1:2", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cpu_set_t set;
+        sds err = NULL;
+        int ok = cpulistParse(cases[i].list, &set, &err);
+        if (!cases[i].cpus) {
+            CHECK(!ok && err != NULL && !strncmp(err, "invalid CPU list: ", 18));
+            sdsfree(err);
+            continue;
+        }
+        CHECK(ok && err == NULL);
+        sds got = sdsempty();
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set)) got = sdscatprintf(got, "%s%d", sdslen(got) ? "," : "", c);
+        if (strcmp(got, cases[i].cpus))
+            fprintf(stderr, "test_config: cpulist '%s' gave %s, expected %s\n", cases[i].list, got, cases[i].cpus);
+        CHECK_STR(got, cases[i].cpus);
+        sdsfree(got);
+    }
+    /* Read from a file as Redis writes them; CONFIG GET shows them so. */
+    sds err = NULL;
+    CHECK(loadServerConfigFromString("server_cpulist 0-7:2\nbio_cpulist \"1,3\"\n", &err) == C_OK);
+    sdsfree(err);
+    sds v = getConfigValueByName("server_cpulist");
+    CHECK_STR(v, "0-7:2");
+    sdsfree(v);
+    v = getConfigValueByName("bio_cpulist");
+    CHECK_STR(v, "1,3");
+    sdsfree(v);
+    err = NULL;
+    CHECK(loadServerConfigFromString("server_cpulist \"\"\nbio_cpulist \"\"\n", &err) == C_OK);
+    sdsfree(err);
+    CHECK(server.cfg.server_cpulist == NULL && server.cfg.bio_cpulist == NULL);
+}
+
 int test_config(void) {
     char cwd[4096];
     failures = 0;
@@ -441,6 +493,7 @@ int test_config(void) {
     testFilesAndIncludes();
     testRewrite();
     testProtectedMode();
+    testCpulist();
 
     rmdir(tmpdir);
     /* Leave the server with its defaults and the original directory. */
