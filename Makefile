@@ -75,7 +75,11 @@ clean:
 BENCH_BUILD := build/bench
 
 .PHONY: bench-tools
-bench-tools: $(BENCH_BUILD)/worker_loop
+bench-tools: $(BENCH_BUILD)/worker_loop $(BENCH_BUILD)/commit_io
+
+$(BENCH_BUILD)/commit_io: bench/commit_io.c
+	@mkdir -p $(BENCH_BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $<
 
 $(BENCH_BUILD)/worker_loop: bench/worker_loop.c
 	@mkdir -p $(BENCH_BUILD)

@@ -1318,8 +1318,9 @@ static void fileSegDoPut(fileSegJob *j) {
 static void fileSegPutIn(fileSegJob *j, int dirfd) {
     char tmp[160];
     snprintf(tmp, sizeof(tmp), ".%s.tmp", j->name);
-    unlinkat(dirfd, tmp, 0); /* left by an attempt that crashed */
     int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd == -1 && errno == EEXIST && unlinkat(dirfd, tmp, 0) == 0) /* left by an attempt that failed */
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd == -1) return fileSegFail(j, "cannot create");
     if (writeAll(fd, j->data, sdslen(j->data)) == -1 || fdatasync(fd) == -1) {
         fileSegFail(j, "cannot write");
