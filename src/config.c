@@ -104,8 +104,8 @@ struct configDirective {
 static const configEnumValue enableDebugEnum[] = {
     {"no", ENABLE_DEBUG_NO}, {"yes", ENABLE_DEBUG_YES}, {NULL, 0}};
 
-static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool;
-static configGetFunction getBind, getDir, getClientOutputBufferLimit, getSave, getCompatNo;
+static configSetFunction setBind, setDir, setClientOutputBufferLimit, setSave, setCompatBool, setCompatCpulist;
+static configGetFunction getBind, getDir, getClientOutputBufferLimit, getCompatEmpty, getCompatNo;
 static configRewriteFunction rewriteClientOutputBufferLimit, rewriteNothing;
 static configApplyFunction applyHz, applyCommitDebugDelay, applyMaxclients, applyTlsConfig;
 static configCheckFunction checkCpulist;
@@ -326,9 +326,13 @@ static const configDirective configTable[] = {
      *     (`--save '' --appendonly no`); they change nothing, and CONFIG GET
      *     reports what casq really does. --- */
     {.name = "save", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT | CONFIG_MULTI_ARG,
-     .default_value = "", .set = setSave, .get = getSave, .rewrite = rewriteNothing},
+     .default_value = "", .set = setSave, .get = getCompatEmpty, .rewrite = rewriteNothing},
     {.name = "appendonly", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT,
      .default_value = "no", .set = setCompatBool, .get = getCompatNo, .rewrite = rewriteNothing},
+    {.name = "aof_rewrite_cpulist", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT | CONFIG_IMMUTABLE,
+     .default_value = "", .set = setCompatCpulist, .get = getCompatEmpty, .rewrite = rewriteNothing},
+    {.name = "bgsave_cpulist", .type = CONFIG_SPECIAL, .flags = CONFIG_COMPAT | CONFIG_IMMUTABLE,
+     .default_value = "", .set = setCompatCpulist, .get = getCompatEmpty, .rewrite = rewriteNothing},
     {.name = NULL},
 };
 /* clang-format on */
@@ -738,9 +742,20 @@ static int setSave(const configDirective *d, sds *argv, int argc, sds *err) {
     return 1;
 }
 
-static sds getSave(const configDirective *d) {
+static sds getCompatEmpty(const configDirective *d) {
     (void)d;
     return sdsempty();
+}
+
+/* aof_rewrite_cpulist, bgsave_cpulist: Redis pins its forked children
+ * there; casq forks none. The list is checked and ignored. */
+static int setCompatCpulist(const configDirective *d, sds *argv, int argc, sds *err) {
+    (void)d;
+    if (argc != 1) {
+        *err = sdsnew("wrong number of arguments");
+        return 0;
+    }
+    return checkCpulist(argv[0], err);
 }
 
 /* appendonly: a yes/no that casq checks and ignores. */

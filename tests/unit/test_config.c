@@ -478,6 +478,18 @@ static void testCpulist(void) {
     CHECK(loadServerConfigFromString("server_cpulist \"\"\nbio_cpulist \"\"\n", &err) == C_OK);
     sdsfree(err);
     CHECK(server.cfg.server_cpulist == NULL && server.cfg.bio_cpulist == NULL);
+    /* Redis's lists for its forked children: checked, no effect (casq forks
+     * none), CONFIG GET says so. */
+    err = NULL;
+    CHECK(loadServerConfigFromString("aof_rewrite_cpulist 8-11\nbgsave_cpulist 1,10-11\n", &err) == C_OK);
+    sdsfree(err);
+    v = getConfigValueByName("bgsave_cpulist");
+    CHECK_STR(v, "");
+    sdsfree(v);
+    err = NULL;
+    CHECK(loadServerConfigFromString("bgsave_cpulist 1,x\n", &err) == C_ERR);
+    CHECK_CONTAINS(err, "invalid CPU list: a CPU number was expected at 'x'");
+    sdsfree(err);
 }
 
 int test_config(void) {
