@@ -36,6 +36,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "adlist.h"
 #include "commit.h"
@@ -105,7 +106,7 @@ typedef struct segmentState {
     long long next_sweep_ms;    /* when the next sweep runs */
     int sweeping;               /* a seg_list is in flight */
     /* --- fetching for a load --- */
-    dict *cache;                /* name -> sds: segment texts fetched */
+    dict *cache;                /* name -> segCached: segment texts fetched */
     list *fetch_todo;           /* names still to get (sds) */
     unsigned long fetch_inflight; /* gets in flight */
     sds fetch_missing;          /* first segment found missing */
@@ -135,9 +136,69 @@ static int segSdsCompare(const void *a, const void *b) {
 static void segSdsFree(void *p) { sdsfree(p); }
 static void segZfree(void *p) { zfree(p); }
 
+/* A fetched segment's text. A follower keeps the texts the state names
+ * for its next load (a take-over, or another broker to follow), which
+ * reads most of them again: packed with zlib in between -- a queue's JSON
+ * entries pack several times over, and that load is rare -- and unpacked
+ * when a load reads them. */
+typedef struct segCached {
+    sds text;   /* the text, NULL while packed */
+    sds packed; /* zlib of it, NULL while unpacked */
+    size_t len; /* the text's length */
+} segCached;
+
+static void segCachedFree(void *p) {
+    segCached *c = p;
+    sdsfree(c->text);
+    sdsfree(c->packed);
+    zfree(c);
+}
+
+static segCached *segCachedNew(const char *data, size_t len) {
+    segCached *c = zcalloc(sizeof(*c));
+    c->text = sdsnewlen(data, len);
+    c->len = len;
+    return c;
+}
+
+/* Bytes it holds now. */
+static size_t segCachedBytes(const segCached *c) { return c->text ? sdslen(c->text) : sdslen(c->packed); }
+
+/* Packs the text, unless that gains nothing (or zlib fails: kept as is). */
+static void segCachedPack(segCached *c) {
+    if (!c->text || c->len < 256) return;
+    uLongf n = compressBound((uLong)c->len);
+    sds packed = sdsnewlen(NULL, n);
+    if (compress2((Bytef *)packed, &n, (const Bytef *)c->text, (uLong)c->len, Z_BEST_SPEED) != Z_OK ||
+        n >= c->len) {
+        sdsfree(packed);
+        return;
+    }
+    sdssetlen(packed, n);
+    c->packed = sdsRemoveFreeSpace(packed);
+    sdsfree(c->text);
+    c->text = NULL;
+}
+
+/* The text, unpacked if needed; NULL if it cannot be (then it is fetched
+ * again). */
+static sds segCachedText(segCached *c) {
+    if (c->text) return c->text;
+    sds text = sdsnewlen(NULL, c->len);
+    uLongf n = (uLongf)c->len;
+    if (uncompress((Bytef *)text, &n, (const Bytef *)c->packed, (uLong)sdslen(c->packed)) != Z_OK || n != c->len) {
+        sdsfree(text);
+        return NULL;
+    }
+    sdsfree(c->packed);
+    c->packed = NULL;
+    c->text = text;
+    return text;
+}
+
 static dictType segSetType = {segSdsHash, segSdsCompare, segSdsFree, NULL};
 static dictType segNamedType = {segSdsHash, segSdsCompare, segSdsFree, segZfree};
-static dictType segCacheType = {segSdsHash, segSdsCompare, segSdsFree, segSdsFree};
+static dictType segCacheType = {segSdsHash, segSdsCompare, segSdsFree, segCachedFree};
 
 static segmentState *S(void) { return server.segments; }
 
@@ -306,13 +367,15 @@ void segmentsLoaded(int broker) {
         dictEmpty(ss->cache);
         return;
     }
-    /* A follower keeps what the state names: its next reload reads the
-     * same segments again. */
+    /* A follower keeps what the state names, packed: its next reload reads
+     * the same segments again. */
     dictIterator it;
     dictEntry *de;
     dictInitIterator(&it, ss->cache);
-    while ((de = dictNext(&it)))
+    while ((de = dictNext(&it))) {
         if (!dictFind(ss->named, de->key)) dictDelete(ss->cache, de->key);
+        else segCachedPack(de->val);
+    }
 }
 
 /* ========================================================================
@@ -685,7 +748,7 @@ static void fetchGot(void *priv, storeStatus status, const char *data, size_t le
     if (status == STORE_OK) {
         ss->fetched++;
         ss->fetched_bytes += (long long)len;
-        if (!dictFind(ss->cache, name)) dictAdd(ss->cache, sdsdup(name), sdsnewlen(data, len));
+        if (!dictFind(ss->cache, name)) dictAdd(ss->cache, sdsdup(name), segCachedNew(data, len));
     } else if (status == STORE_NOT_FOUND) {
         if (!ss->fetch_missing) ss->fetch_missing = sdsdup(name);
     } else if (!ss->fetch_err) {
@@ -702,10 +765,12 @@ static void fetchNext(segmentState *ss) {
         sds name = ln->value;
         ln->value = NULL;
         listDelNode(ss->fetch_todo, ln);
-        if (dictFind(ss->cache, name)) {
+        dictEntry *cached = dictFind(ss->cache, name);
+        if (cached && segCachedText(cached->val)) {
             sdsfree(name);
             continue;
         }
+        if (cached) dictDelete(ss->cache, name); /* cannot be unpacked: fetched again */
         ss->fetch_inflight++;
         server.store->type->seg_get(server.store, name, fetchGot, name);
     }
@@ -739,8 +804,9 @@ void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void
 int segmentSourceGet(const char *name, const char **data, size_t *len) {
     if (!S()) return 0;
     sds key = sdsnew(name);
-    sds text = dictFetchValue(S()->cache, key);
+    segCached *c = dictFetchValue(S()->cache, key);
     sdsfree(key);
+    sds text = c ? segCachedText(c) : NULL;
     if (!text) return 0;
     *data = text;
     *len = sdslen(text);
@@ -750,6 +816,16 @@ int segmentSourceGet(const char *name, const char **data, size_t *len) {
 /* ========================================================================
  * INFO
  * ===================================================================== */
+
+/* What the texts kept for the next load take (packed or not). */
+static unsigned long long cachedBytes(segmentState *ss) {
+    unsigned long long n = 0;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, ss->cache);
+    while ((de = dictNext(&it))) n += segCachedBytes(de->val);
+    return n;
+}
 
 sds segmentsInfo(sds s) {
     segmentState *ss = S();
@@ -770,10 +846,11 @@ sds segmentsInfo(sds s) {
                         "segments_fetched:%lld\r\n"
                         "segments_fetched_bytes:%lld\r\n"
                         "segments_cached:%lu\r\n"
+                        "segments_cached_bytes:%llu\r\n"
                         "segment_seal_threshold:%llu\r\n"
                         "segment_gc_grace_ms:%lld\r\n",
                         dictSize(ss->named), (unsigned long long)ss->named_bytes, ss->sealed, ss->rewritten,
                         ss->bytes_sealed, ss->seal_errors, sealsInFlight(ss), pending, ss->deleted, ss->delete_errors,
-                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache),
+                        ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache), cachedBytes(ss),
                         (unsigned long long)segmentSealThreshold(), graceMs());
 }

@@ -464,9 +464,75 @@ def threshold_phase():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def follower_cache_phase():
+    """A follower keeps the texts of the segments its state names, packed
+    (zlib) until its next load: much smaller than the segments, and its
+    take-over reads them from there (nothing fetched again) into the same
+    entries."""
+    d = tempfile.mkdtemp(prefix="casq-fcache-")
+    args = ["--segment-seal-bytes", "4kb", "--segment-seal-min-bytes", "4kb", "--segment-max-bytes", "32kb",
+            "--segment-merge-fanout", "4", "--broker-timeout", "500", "--stream-id-mode", "liberal"]
+    a = Casq(PORT, d, *args, logname="a.log").start()
+    r = a.client()
+    expect = []
+    for i in range(30):
+        p = r.pipeline(transaction=True)
+        for k in range(100):
+            p.xadd(b"jobs", {b"job": b"resize photo %d" % (i * 100 + k), b"owner": b"user-%d" % (k % 7)})
+        ids = p.execute()
+        expect += [(x, {b"job": b"resize photo %d" % (i * 100 + k), b"owner": b"user-%d" % (k % 7)})
+                   for k, x in enumerate(ids)]
+
+    def settled(node_client, secs=1.5):
+        """No seal or rewrite for secs: the planner has nothing left."""
+        last, since = None, time.time()
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            i = node_client.info("persistence")
+            now = (i.get("segments_sealed"), i.get("segments_rewritten"), i.get("segments_seal_in_progress"))
+            if now != last:
+                last, since = now, time.time()
+            elif now[2] == 0 and time.time() - since >= secs:
+                return True
+            time.sleep(0.1)
+        return False
+
+    check(settled(r) and info_int(r, "segments") >= 4, "follower cache: the backlog is sealed and settled",
+          str(r.info("persistence").get("segments")))
+    r.close()
+    port_b = pick_port(26170, avoid=(PORT,))
+    b = Casq(port_b, d, *args, logname="b.log").start()  # takes the document over; a follows
+    rb = b.client()
+    r = a.client()
+    following = wait_for(lambda: r.info("persistence").get("broker_role") == "follower" and
+                         info_int(r, "segments_cached") > 0, 15)
+    settled(rb)
+    info = r.info("persistence")
+    cached, cached_bytes, named_bytes = (info.get("segments_cached", 0), info.get("segments_cached_bytes", 0),
+                                         info.get("segments_bytes", 0))
+    print(f"# follower: {cached} segment texts kept in {cached_bytes} bytes for {named_bytes} bytes of segments",
+          flush=True)
+    check(following and cached == info.get("segments") and 0 < cached_bytes * 3 < named_bytes,
+          "follower cache: the follower keeps its segments' texts packed (under a third of their size)",
+          f"following {following}, {info}")
+    fetched = info_int(r, "segments_fetched")
+    rb.close()
+    b.kill()
+    took_over = wait_for(lambda: r.info("persistence").get("broker_role") == "broker", 15)
+    info = r.info("persistence")
+    check(took_over and info.get("segments_fetched") == fetched,
+          "follower cache: the take-over read every segment from the packed texts (none fetched again)",
+          f"took over {took_over}, fetched {fetched} -> {info.get('segments_fetched')}")
+    check(r.xrange(b"jobs", "-", "+") == expect, "follower cache: the new broker has every entry, byte for byte")
+    r.close()
+    a.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     threshold_phase()
     partial_phase()
+    follower_cache_phase()
     datadir = tempfile.mkdtemp(prefix="casq-segments-")
     snapshot, root_bytes = crash_phase(datadir)
     exported = export_phase(datadir, snapshot)
