@@ -46,6 +46,7 @@ run_store_file() {
     bin=$(mktemp /tmp/casq-store-file-test.XXXXXX)
     ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -I"$ROOT/src" -o "$bin" \
         "$HERE/store_file_test.c" "$ROOT/src/store_file.c" "$ROOT/src/store.c" "$ROOT/src/bio.c" "$ROOT/src/sds.c" \
+        "$ROOT/src/setcpuaffinity.c" \
         "$ROOT/src/zmalloc.c" $(pkg-config --cflags --libs libevent) -lz -lpthread || { rm -f "$bin"; return 1; }
     if [ -n "${VALGRIND:-}" ]; then
         valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "$bin"

@@ -24,7 +24,8 @@
  *
  * Build and run (tests/durability/run.sh does it):
  *   cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -Isrc -o /tmp/store_file_test \
- *      tests/durability/store_file_test.c src/store_file.c src/store.c src/sds.c src/zmalloc.c \
+ *      tests/durability/store_file_test.c src/store_file.c src/store.c src/bio.c src/sds.c src/zmalloc.c \
+ *      src/setcpuaffinity.c \
  *      $(pkg-config --cflags --libs libevent) -lz -lpthread
  * Prints one line per check; exits 1 if anything failed. */
 #include <errno.h>
