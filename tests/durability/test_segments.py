@@ -525,7 +525,8 @@ def follower_cache_phase():
           f"took over {took_over}, fetched {fetched} -> {info.get('segments_fetched')}")
     check(r.xrange(b"jobs", "-", "+") == expect, "follower cache: the new broker has every entry, byte for byte")
     r.close()
-    a.stop()
+    code = a.stop()
+    check(code == 0, "follower cache: the new broker shuts down cleanly", f"exit {code}: {a.tail()}")
     shutil.rmtree(d, ignore_errors=True)
 
 
