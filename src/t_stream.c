@@ -690,6 +690,7 @@ stream *streamDup(const stream *src) {
             nack->delivery_count = snack->delivery_count;
             nack->nack_seq = snack->nack_seq;
             idtreeInsert(&cg->pel, idtreeIterKey(&pi), nack, NULL);
+            streamPelNoteTime(cg, nack->delivery_time);
             if (owner) idtreeInsert(&owner->pel, idtreeIterKey(&pi), nack, NULL);
         }
     }
@@ -1349,7 +1350,7 @@ void streamReplyWithCGEntriesRead(client *c, stream *s, streamCG *cg) {
  * ===================================================================== */
 
 static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const streamID *start, size_t count,
-                                                  streamConsumer *consumer);
+                                                  streamCG *group, streamConsumer *consumer);
 
 /* Sends the entries in [start, end] (NULL end: to the last), at most count
  * (0 = all), as [[id, [f, v, ...]], ...]. With a group and a consumer this
@@ -1377,7 +1378,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
     int meta = flags & STREAM_RWR_CLAIM_META;
 
     if (group && (flags & STREAM_RWR_HISTORY))
-        return streamReplyWithRangeFromConsumerPEL(c, s, start, count, consumer);
+        return streamReplyWithRangeFromConsumerPEL(c, s, start, count, group, consumer);
 
     if (!(flags & STREAM_RWR_RAWENTRIES)) arraylen_ptr = addReplyDeferredLen(c);
     streamIteratorStart(&si, s, start, end, rev);
@@ -1422,6 +1423,7 @@ size_t streamReplyWithRange(client *c, stream *s, const streamID *start, const s
                 nack->delivery_time = commandTimeSnapshot();
                 nack->delivery_count = 1;
             }
+            streamPelNoteTime(group, nack->delivery_time);
             idtreeInsert(&consumer->pel, &id, nack, NULL);
         }
         if (group) consumer->active_time = commandTimeSnapshot();
@@ -1542,7 +1544,7 @@ int streamReplyWithEntry(client *c, stream *s, const streamID *id, streamEntryHi
  * entries from start on. An entry deleted from the stream since shows as
  * [id, nil]. Every entry served counts as a new delivery. */
 static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const streamID *start, size_t count,
-                                                  streamConsumer *consumer) {
+                                                  streamCG *group, streamConsumer *consumer) {
     size_t arraylen = 0;
     void *arraylen_ptr = addReplyDeferredLen(c);
     idtreeIter it;
@@ -1555,7 +1557,7 @@ static size_t streamReplyWithRangeFromConsumerPEL(client *c, stream *s, const st
             addReplyStreamID(c, &thisid);
             addReplyNullArray(c);
         } else {
-            nack->delivery_time = commandTimeSnapshot();
+            streamNACKSetDeliveryTime(group, nack, commandTimeSnapshot());
             streamNACKCountDelivery(nack);
         }
         arraylen++;

@@ -152,6 +152,16 @@ struct streamCG {
      * released first. */
     size_t nack_zone_len;          /* unowned pending entries */
     uint64_t nack_seq_next;        /* last position given out in the zone */
+    long long pel_time_lb;         /* no pending entry outside the zone was
+                                    * delivered before this (unix ms): exact
+                                    * after XREADGROUP CLAIM walked the PEL,
+                                    * lowered by every delivery time set
+                                    * below it (streamPelNoteTime), left as
+                                    * it is by removals. While now - it is
+                                    * under min-idle-time nothing is idle
+                                    * enough, and CLAIM does not walk (Redis
+                                    * 8.4 keeps a PEL by time for that). 0:
+                                    * nothing known, walk */
 };
 
 /* A consumer of a group. */
@@ -176,6 +186,18 @@ typedef struct streamNACK {
     uint64_t nack_seq;             /* position in the NACK zone (FIFO),
                                     * meaningful only without an owner */
 } streamNACK;
+
+/* A pending entry of cg got delivery time t (set, or joined the PEL with
+ * it): keeps cg->pel_time_lb a lower bound. */
+static inline void streamPelNoteTime(streamCG *cg, long long t) {
+    if (t < cg->pel_time_lb) cg->pel_time_lb = t;
+}
+
+/* Sets a pending entry's delivery time. */
+static inline void streamNACKSetDeliveryTime(streamCG *cg, streamNACK *nack, long long t) {
+    nack->delivery_time = t;
+    streamPelNoteTime(cg, t);
+}
 
 /* One more delivery. The count stops at LLONG_MAX: replies show it as a
  * long long and the loader accepts no more (RETRYCOUNT may set LLONG_MAX). */

@@ -196,7 +196,7 @@ static void streamReleaseNACK(streamCG *cg, streamNACK *nack, const streamID *id
     if (nack->consumer) idtreeRemove(&nack->consumer->pel, id, NULL);
     else if (nack->nack_seq) cg->nack_zone_len--;
     nack->consumer = NULL;
-    nack->delivery_time = 0;
+    streamNACKSetDeliveryTime(cg, nack, 0);
     nack->nack_seq = ++cg->nack_seq_next;
     cg->nack_zone_len++;
 }
@@ -249,12 +249,17 @@ int streamAckID(streamCG *group, const streamID *id) {
  * nothing to deliver. */
 int streamGroupPrepareClaim(client *c, sds key, stream *s, streamCG *cg, long long minidle) {
     long long now = commandTimeSnapshot();
-    int claimable = 0;
+    /* Nothing outside the NACK zone can be idle enough and the zone is
+     * empty: nothing to look at (see pel_time_lb). */
+    if (!cg->nack_zone_len && now - cg->pel_time_lb < minidle) return 0;
+    int claimable = 0, whole = 1;
+    long long oldest = LLONG_MAX; /* a walk of it all makes the bound exact */
     idtreeIter it;
     idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL);
     while (idtreeIterValid(&it)) {
         streamID id = *idtreeIterKey(&it);
         streamNACK *nack = idtreeIterVal(&it);
+        if ((nack->consumer || !nack->nack_seq) && nack->delivery_time < oldest) oldest = nack->delivery_time;
         if (now - nack->delivery_time < minidle) {
             idtreeIterNext(&it);
             continue;
@@ -264,12 +269,16 @@ int streamGroupPrepareClaim(client *c, sds key, stream *s, streamCG *cg, long lo
         } else if (!(streamDeadLetterDue(cg, nack) &&
                      streamDeadLetter(c, key, s, cg, &id, nack, STREAM_DLQ_MAX_DELIVERIES))) {
             claimable = 1;
-            if (!cg->dlq_key) break; /* nothing else to do on the way */
+            if (!cg->dlq_key) { /* nothing else to do on the way */
+                whole = 0;
+                break;
+            }
             idtreeIterNext(&it);
             continue;
         }
         idtreeSeek(&it, &cg->pel, IDTREE_SEEK_GT, &id);
     }
+    if (whole) cg->pel_time_lb = oldest;
     return claimable;
 }
 
@@ -317,7 +326,7 @@ static int streamClaimForRead(client *c, sds key, stream *s, streamCG *cg, strea
      * entry read once is claimed with 1, XPENDING then shows 2). */
     long long idle = now - nack->delivery_time;
     uint64_t before = nack->delivery_count;
-    nack->delivery_time = now;
+    streamNACKSetDeliveryTime(cg, nack, now);
     streamNACKCountDelivery(nack);
     streamMoveNACK(cg, nack, id, consumer);
     consumer->active_time = now;
@@ -412,11 +421,13 @@ static idleEntry *streamOldestIdle(streamCG *cg, long long minidle, long long no
                                    const streamID *done, size_t ndone, size_t *n) {
     size_t cap = limit ? limit : 16, k = 0;
     idleEntry *sel = zmalloc(sizeof(*sel) * cap);
+    long long oldest = LLONG_MAX; /* the walk sees them all: the bound becomes exact */
     idtreeIter it;
     for (idtreeSeek(&it, &cg->pel, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNACK *nack = idtreeIterVal(&it);
-        if (now - nack->delivery_time < minidle) continue;
         if (!nack->consumer && nack->nack_seq) continue; /* the zone: served before */
+        if (nack->delivery_time < oldest) oldest = nack->delivery_time;
+        if (now - nack->delivery_time < minidle) continue;
         idleEntry e = {nack->delivery_time, *idtreeIterKey(&it)};
         if (ndone && bsearch(&e.id, done, ndone, sizeof(*done), streamIDQsort)) continue;
         if (!limit) {
@@ -429,6 +440,7 @@ static idleEntry *streamOldestIdle(streamCG *cg, long long minidle, long long no
             idleHeapSiftDown(sel, k, 0);
         }
     }
+    cg->pel_time_lb = oldest;
     qsort(sel, k, sizeof(*sel), idleEntryQsort);
     *n = k;
     return sel;
@@ -479,8 +491,10 @@ size_t streamReplyClaimIdlePending(client *c, sds key, stream *s, streamCG *cg, 
     }
 
     /* Select the oldest, claim them; if some were dropped on the way
-     * (entry gone, dead-lettered), select again for the places left. */
-    while (!count || n < count) {
+     * (entry gone, dead-lettered), select again for the places left --
+     * unless nothing outside the zone can be idle enough: no walk then
+     * (see pel_time_lb). */
+    while ((!count || n < count) && now - cg->pel_time_lb >= minidle) {
         size_t want = count ? count - n : 0, ncand, dropped = 0;
         qsort(done, ndone, sizeof(*done), streamIDQsort);
         idleEntry *cand = streamOldestIdle(cg, minidle, now, want, done, ndone, &ncand);
@@ -589,6 +603,7 @@ void xnackCommand(client *c) {
             nack = streamCreateNACK(NULL);
             nack->delivery_count = retrycount >= 0 ? (uint64_t)retrycount : mode == XNACK_FATAL ? LLONG_MAX : 0;
             idtreeInsert(&group->pel, &ids[k], nack, NULL);
+            streamPelNoteTime(group, nack->delivery_time);
         } else if (retrycount >= 0) {
             nack->delivery_count = (uint64_t)retrycount;
         } else if (mode == XNACK_SILENT && nack->delivery_count) {
@@ -1199,7 +1214,7 @@ void xclaimCommand(client *c) {
         if (!created && streamDeadLetterDue(group, nack) &&
             streamDeadLetter(c, c->argv[1], s, group, &id, nack, STREAM_DLQ_MAX_DELIVERIES))
             continue;
-        nack->delivery_time = deliverytime;
+        streamNACKSetDeliveryTime(group, nack, deliverytime);
         if (retrycount >= 0) nack->delivery_count = (uint64_t)retrycount;
         else if (!justid) streamNACKCountDelivery(nack);
         streamMoveNACK(group, nack, &id, consumer);
@@ -1304,7 +1319,7 @@ void xautoclaimCommand(client *c) {
             idtreeSeek(&it, &group->pel, IDTREE_SEEK_GT, &id);
             continue;
         }
-        nack->delivery_time = now;
+        streamNACKSetDeliveryTime(group, nack, now);
         if (!justid) streamNACKCountDelivery(nack);
         streamMoveNACK(group, nack, &id, consumer); /* consumer PELs only: `it` stays valid */
         if (nclaimed == aclaimed) {
@@ -1631,9 +1646,9 @@ static int streamGroupFromJSON(stream *s, const cJSON *g, size_t index, sds *err
         if (dcount > (uint64_t)LLONG_MAX)
             return groupLoadError(err, desc, sdsnew("pending delivery count is larger than 9223372036854775807"));
         streamNACK *nack = streamCreateNACK(owner);
-        nack->delivery_time = dtime;
         nack->delivery_count = dcount;
         idtreeInsert(&cg->pel, &id, nack, NULL);
+        streamNACKSetDeliveryTime(cg, nack, dtime);
         if (owner) idtreeInsert(&owner->pel, &id, nack, NULL);
         else cg->nack_zone_len++; /* its place comes from `nacked` */
     }

@@ -614,6 +614,7 @@ size_t streamPrioDeliver(client *c, stream *s, streamCG *cg, streamConsumer *con
                 nack->delivery_time = now;
                 nack->delivery_count = 1;
             }
+            streamPelNoteTime(cg, nack->delivery_time);
             idtreeInsert(&consumer->pel, &id, nack, NULL);
         }
         consumer->active_time = now;

@@ -334,6 +334,23 @@ start_server {tags {"stream" "casq-only"} casq_overrides {stream-id-mode liberal
         r xreadgroup GROUP g bob CLAIM 100000 STREAMS s >
     } {}
 
+    # casq: a CLAIM that finds nothing idle enough remembers the oldest
+    # delivery time and skips the PEL until something can be idle; every
+    # way of making an entry older must still be seen.
+    test {XREADGROUP CLAIM: after a read that found nothing idle, entries aged by XCLAIM IDLE or TIME are claimed (xreadgroup)} {
+        r8_setup 3
+        r xreadgroup GROUP g alice STREAMS s >
+        set a [r xreadgroup GROUP g bob CLAIM 100000 STREAMS s >]
+        r8_age s 2-0 200000
+        set b [r8_claimed [r xreadgroup GROUP g bob CLAIM 100000 STREAMS s >]]
+        set c [r xreadgroup GROUP g bob CLAIM 100000 STREAMS s >]
+        r8_age_tie s 300000 3-0
+        set d [r8_claimed [r xreadgroup GROUP g carol CLAIM 100000 STREAMS s >]]
+        r xack s g 1-0
+        set e [r xreadgroup GROUP g dave CLAIM 100000 STREAMS s >]
+        list $a $b $c $d $e [r8_pel s g]
+    } {{} {{2-0 200000 1}} {} {{3-0 300000 1}} {} {{2-0 bob 2} {3-0 carol 2}}}
+
     test {XREADGROUP CLAIM: NOACK does not apply to claimed entries (xreadgroup)} {
         r8_setup 2
         r xreadgroup GROUP g alice COUNT 1 STREAMS s >
