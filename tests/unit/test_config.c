@@ -24,6 +24,13 @@ static int failures;
 
 #define CHECK_STR(a, b) CHECK((a) != NULL && !strcmp((a), (b)))
 #define CHECK_CONTAINS(hay, needle) CHECK((hay) != NULL && strstr((hay), (needle)) != NULL)
+/* CONFIG GET's view of a directive. */
+#define CHECK_GET(name, expect)                    \
+    do {                                           \
+        sds value_ = getConfigValueByName(name);   \
+        CHECK_STR(value_, (expect));               \
+        sdsfree(value_);                           \
+    } while (0)
 
 /* A fresh temporary directory for files; removed by cleanupTempDir. */
 static char tmpdir[256];
@@ -169,23 +176,13 @@ static void testParsing(void) {
     CHECK(server.cfg.requirepass == NULL);
 
     /* CONFIG GET's view of values. */
-    sds v = getConfigValueByName("unixsocketperm");
-    CHECK_STR(v, "0");
-    sdsfree(v);
+    CHECK_GET("unixsocketperm", "0");
     err = loadText("unixsocketperm 755\nclient-query-buffer-limit 1gb\n");
     sdsfree(err);
-    v = getConfigValueByName("unixsocketperm");
-    CHECK_STR(v, "755");
-    sdsfree(v);
-    v = getConfigValueByName("CLIENT-QUERY-BUFFER-LIMIT");
-    CHECK_STR(v, "1073741824");
-    sdsfree(v);
-    v = getConfigValueByName("appendonly");
-    CHECK_STR(v, "no");
-    sdsfree(v);
-    v = getConfigValueByName("save");
-    CHECK_STR(v, "");
-    sdsfree(v);
+    CHECK_GET("unixsocketperm", "755");
+    CHECK_GET("CLIENT-QUERY-BUFFER-LIMIT", "1073741824");
+    CHECK_GET("appendonly", "no");
+    CHECK_GET("save", "");
     CHECK(getConfigValueByName("no-such-directive") == NULL);
 
     /* hz is clamped to 1..500 like Redis's. */
@@ -465,29 +462,17 @@ static void testCpulist(void) {
         sdsfree(got);
     }
     /* Read from a file as Redis writes them; CONFIG GET shows them so. */
-    sds err = NULL;
-    CHECK(loadServerConfigFromString("server_cpulist 0-7:2\nbio_cpulist \"1,3\"\n", &err) == C_OK);
-    sdsfree(err);
-    sds v = getConfigValueByName("server_cpulist");
-    CHECK_STR(v, "0-7:2");
-    sdsfree(v);
-    v = getConfigValueByName("bio_cpulist");
-    CHECK_STR(v, "1,3");
-    sdsfree(v);
-    err = NULL;
-    CHECK(loadServerConfigFromString("server_cpulist \"\"\nbio_cpulist \"\"\n", &err) == C_OK);
-    sdsfree(err);
+    CHECK(loadText("server_cpulist 0-7:2\nbio_cpulist \"1,3\"\n") == NULL);
+    CHECK_GET("server_cpulist", "0-7:2");
+    CHECK_GET("bio_cpulist", "1,3");
+    /* "" unsets them (the later line wins). */
+    CHECK(loadText("server_cpulist 1\nbio_cpulist 1\nserver_cpulist \"\"\nbio_cpulist \"\"\n") == NULL);
     CHECK(server.cfg.server_cpulist == NULL && server.cfg.bio_cpulist == NULL);
     /* Redis's lists for its forked children: checked, no effect (casq forks
      * none), CONFIG GET says so. */
-    err = NULL;
-    CHECK(loadServerConfigFromString("aof_rewrite_cpulist 8-11\nbgsave_cpulist 1,10-11\n", &err) == C_OK);
-    sdsfree(err);
-    v = getConfigValueByName("bgsave_cpulist");
-    CHECK_STR(v, "");
-    sdsfree(v);
-    err = NULL;
-    CHECK(loadServerConfigFromString("bgsave_cpulist 1,x\n", &err) == C_ERR);
+    CHECK(loadText("aof_rewrite_cpulist 8-11\nbgsave_cpulist 1,10-11\n") == NULL);
+    CHECK_GET("bgsave_cpulist", "");
+    sds err = loadText("bgsave_cpulist 1,x\n");
     CHECK_CONTAINS(err, "invalid CPU list: a CPU number was expected at 'x'");
     sdsfree(err);
 }
