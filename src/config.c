@@ -101,6 +101,9 @@ struct configDirective {
 
 #define FIELD(f) offsetof(serverConfig, f)
 
+static const configEnumValue segmentMergeEnum[] = {
+    {"yes", SEGMENT_MERGE_YES}, {"no", SEGMENT_MERGE_NO}, {NULL, 0}};
+
 static const configEnumValue enableDebugEnum[] = {
     {"no", ENABLE_DEBUG_NO}, {"yes", ENABLE_DEBUG_YES}, {NULL, 0}};
 
@@ -290,6 +293,10 @@ static const configDirective configTable[] = {
      .min = 0, .max = 1000000, .default_value = "2"},
     {.name = "segment-merge-fanout", .type = CONFIG_LONGLONG, .offset = FIELD(segment_merge_fanout),
      .min = 2, .max = 64, .default_value = "8"},
+    {.name = "segment-merge", .type = CONFIG_ENUM, .offset = FIELD(segment_merge), .default_value = "yes",
+     .enum_values = segmentMergeEnum},
+    {.name = "segment-root-records", .type = CONFIG_LONGLONG, .offset = FIELD(segment_root_records),
+     .min = 2, .max = 1000000, .default_value = "16"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
     {.name = "key-seal-quiet", .type = CONFIG_LONGLONG, .offset = FIELD(key_seal_quiet_ms),

@@ -81,11 +81,27 @@ typedef struct sealJob {
     int lane;            /* STREAM_SEAL_NEW or STREAM_SEAL_REWRITE */
     stream *s;           /* the stream, NULL once it was freed */
     streamSealPlan plan; /* the nodes written */
+    int manifest;        /* a manifest (the rewrite lane's), not a segment */
+    streamManifestPlan mplan; /* ... the records written */
     sds name;            /* the segment */
     uint64_t bytes;      /* its size */
     uint32_t crc;        /* its CRC-32 */
     int rewrite;         /* it empties other segments */
 } sealJob;
+
+/* A manifest named by a root being fetched: its segments are the second
+ * round (those its root record does not list as dead). */
+typedef struct fetchManifest {
+    sds name;            /* the manifest */
+    dict *dead;          /* names of its dead segments (set) */
+} fetchManifest;
+
+static void fetchManifestFree(void *p) {
+    fetchManifest *f = p;
+    sdsfree(f->name);
+    dictRelease(f->dead);
+    zfree(f);
+}
 
 typedef struct segmentState {
     /* --- sealing --- */
@@ -108,6 +124,8 @@ typedef struct segmentState {
     /* --- fetching for a load --- */
     dict *cache;                /* name -> segCached: segment texts fetched */
     list *fetch_todo;           /* names still to get (sds) */
+    list *fetch_manifests;      /* fetchManifest*: manifests whose segments
+                                 * are fetched once they are here */
     unsigned long fetch_inflight; /* gets in flight */
     sds fetch_missing;          /* first segment found missing */
     sds fetch_err;              /* first failure */
@@ -120,6 +138,8 @@ typedef struct segmentState {
     /* --- statistics (INFO) --- */
     long long sealed;           /* segments written and named */
     long long rewritten;        /* ... of which rewrote others */
+    long long manifests_written; /* manifests written and named */
+    unsigned long manifests_live; /* manifests named by a state in memory */
     long long bytes_sealed;     /* their bytes */
     long long seal_errors;      /* seals that failed */
     long long deleted;          /* garbage deleted */
@@ -224,11 +244,14 @@ void segmentsInit(void) {
     ss->cache = dictCreate(&segCacheType);
     ss->fetch_todo = listCreate();
     ss->fetch_todo->free = segSdsFree;
+    ss->fetch_manifests = listCreate();
+    ss->fetch_manifests->free = fetchManifestFree;
     server.segments = ss;
 }
 
 static void sealJobFree(sealJob *j) {
     streamSealPlanFree(&j->plan);
+    streamManifestPlanFree(&j->mplan);
     sdsfree(j->name);
     zfree(j);
 }
@@ -247,6 +270,7 @@ void segmentsFree(void) {
     listRelease(ss->garbage_new);
     dictRelease(ss->cache);
     listRelease(ss->fetch_todo);
+    listRelease(ss->fetch_manifests);
     sdsfree(ss->fetch_missing);
     sdsfree(ss->fetch_err);
     zfree(ss);
@@ -290,6 +314,10 @@ void segmentUnregister(const char *name, uint64_t bytes) {
         dictDelete(ss->named, key);
     }
     sdsfree(key);
+}
+
+void segmentManifestLive(int delta) {
+    if (S()) S()->manifests_live += (unsigned long)(long)delta;
 }
 
 void segmentDropped(const char *name) {
@@ -449,13 +477,18 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     } else if (!s || (server.loading && !ss->before_start)) {
         deleteUnnamed(j->name);
     } else {
-        uint32_t sealed = streamAttachSegment(s, &j->plan, j->name, j->bytes, j->crc);
+        uint32_t sealed = j->manifest ? streamAttachManifest(s, &j->mplan, j->name, j->bytes, j->crc)
+                                      : streamAttachSegment(s, &j->plan, j->name, j->bytes, j->crc);
         if (!sealed) {
             deleteUnnamed(j->name);
         } else {
-            ss->sealed++;
-            if (j->rewrite) ss->rewritten++;
-            ss->bytes_sealed += (long long)j->bytes;
+            if (j->manifest) {
+                ss->manifests_written++;
+            } else {
+                ss->sealed++;
+                if (j->rewrite) ss->rewritten++;
+                ss->bytes_sealed += (long long)j->bytes;
+            }
             /* Nothing a client changed: a commit without anyone waiting,
              * which writes the smaller root. */
             server.change_seq++;
@@ -518,11 +551,20 @@ static int sealNextInLane(segmentState *ss, int lane) {
         j->lane = lane;
         j->name = newSegmentName(ss);
         sds text = NULL;
-        size_t tier_bytes = (size_t)(server.cfg.segment_seal_min_bytes < server.cfg.segment_seal_bytes
-                                         ? server.cfg.segment_seal_min_bytes : server.cfg.segment_seal_bytes);
-        size_t bytes = streamPlanSeal(s, lane, j->name, (size_t)segmentSealThreshold(), tier_bytes,
-                                      (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
-                                      server.mstime_cache, &j->plan, &text);
+        size_t bytes = 0;
+        /* The rewrite lane writes manifests first: they are small, and
+         * keep the root's records few. */
+        if (lane == STREAM_SEAL_REWRITE)
+            bytes = streamPlanManifest(s, j->name, (uint32_t)server.cfg.segment_root_records,
+                                       (int)server.cfg.segment_merge_fanout, server.mstime_cache, &j->mplan, &text);
+        j->manifest = bytes > 0;
+        if (!bytes)
+            bytes = streamPlanSeal(s, lane, j->name, (size_t)segmentSealThreshold(),
+                                   (size_t)server.cfg.segment_max_bytes, (int)server.cfg.segment_merge_fanout,
+                                   server.cfg.segment_merge == SEGMENT_MERGE_YES, server.mstime_cache, &j->plan,
+                                   &text);
+        else
+            j->plan.later = 1; /* the segments' own work comes next */
         if (j->plan.later) segmentStreamWantsSeal(s); /* asked again later, or by the other lane */
         if (!bytes) {
             sealJobFree(j);
@@ -704,9 +746,61 @@ static int addSegmentNames(const cJSON *segs, list *todo, sds *err) {
     return C_OK;
 }
 
+/* Adds the names of a stream's manifests to todo, and each to
+ * manifests (with its dead segments) for the second round. */
+static int addManifestNames(const cJSON *mans, list *todo, list *manifests, sds *err) {
+    if (addSegmentNames(mans, todo, err) != C_OK) return C_ERR;
+    const cJSON *m, *d;
+    cJSON_ArrayForEach(m, mans) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+        if (!cJSON_IsString(name)) continue; /* the decoder reports it */
+        fetchManifest *f = zcalloc(sizeof(*f));
+        f->name = sdsnew(name->valuestring);
+        f->dead = dictCreate(&segSetType);
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(m, "dead"))
+            if (cJSON_IsString(d)) dictAdd(f->dead, sdsnew(d->valuestring), NULL);
+        listAddNodeTail(manifests, f);
+    }
+    return C_OK;
+}
+
+/* The second round: the segments of the manifests fetched (not the dead
+ * ones: they may be deleted already). A manifest that is not there or
+ * does not parse adds nothing: the decoder says what is wrong. */
+static int manifestSegmentNames(segmentState *ss, sds *err) {
+    int ret = C_OK;
+    while (listLength(ss->fetch_manifests) && ret == C_OK) {
+        listNode *ln = listFirst(ss->fetch_manifests);
+        fetchManifest *f = ln->value;
+        segCached *c = dictFetchValue(ss->cache, f->name);
+        sds text = c ? segCachedText(c) : NULL;
+        cJSON *doc = text ? cJSON_ParseWithLength(text, sdslen(text)) : NULL;
+        const cJSON *rec;
+        cJSON_ArrayForEach(rec, cJSON_GetObjectItemCaseSensitive(doc, "segments")) {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+            if (!cJSON_IsString(name)) continue;
+            sds key = sdsnew(name->valuestring);
+            int dead = dictFind(f->dead, key) != NULL;
+            sdsfree(key);
+            if (dead) continue;
+            if (!segmentNameValid(name->valuestring, strlen(name->valuestring))) {
+                *err = sdscatprintf(sdsempty(), "invalid segment name \"%s\" in manifest %s", name->valuestring,
+                                    f->name);
+                ret = C_ERR;
+                break;
+            }
+            listAddNodeTail(ss->fetch_todo, sdsnew(name->valuestring));
+        }
+        cJSON_Delete(doc);
+        listDelNode(ss->fetch_manifests, ln);
+    }
+    return ret;
+}
+
 /* Adds the names of the segments the root names to todo: the chunk
- * segments, each db's key segments and each stream's. */
-static int rootSegmentNames(const char *data, size_t len, list *todo, sds *err) {
+ * segments, each db's key segments and each stream's (and its manifests,
+ * whose own segments are a second round). */
+static int rootSegmentNames(const char *data, size_t len, list *todo, list *manifests, sds *err) {
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root) return C_OK; /* the decoder says what is wrong with it */
     const cJSON *dbs = cJSON_GetObjectItemCaseSensitive(root, "databases"), *db, *key;
@@ -720,6 +814,9 @@ static int rootSegmentNames(const char *data, size_t len, list *todo, sds *err) 
         cJSON_ArrayForEach(key, cJSON_GetObjectItemCaseSensitive(db, "keys")) {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(key, "stream");
             if ((ret = addSegmentNames(cJSON_GetObjectItemCaseSensitive(st, "segments"), todo, err)) != C_OK) break;
+            if ((ret = addManifestNames(cJSON_GetObjectItemCaseSensitive(st, "manifests"), todo, manifests, err)) !=
+                C_OK)
+                break;
         }
         if (ret != C_OK) break;
     }
@@ -736,6 +833,7 @@ static void fetchFinish(segmentState *ss) {
     ss->fetch_cb = NULL;
     ss->fetch_missing = ss->fetch_err = NULL;
     listEmpty(ss->fetch_todo);
+    listEmpty(ss->fetch_manifests);
     cb(priv, missing, err);
     sdsfree(missing);
     sdsfree(err);
@@ -774,9 +872,14 @@ static void fetchNext(segmentState *ss) {
         ss->fetch_inflight++;
         server.store->type->seg_get(server.store, name, fetchGot, name);
     }
-    if (ss->fetch_inflight == 0 && ss->fetch_cb &&
-        (!listLength(ss->fetch_todo) || ss->fetch_missing || ss->fetch_err))
-        fetchFinish(ss);
+    if (ss->fetch_inflight || !ss->fetch_cb) return;
+    if (!listLength(ss->fetch_todo) && !ss->fetch_missing && !ss->fetch_err && listLength(ss->fetch_manifests)) {
+        sds err = NULL;
+        if (manifestSegmentNames(ss, &err) != C_OK) ss->fetch_err = err;
+        fetchNext(ss); /* the second round */
+        return;
+    }
+    if (!listLength(ss->fetch_todo) || ss->fetch_missing || ss->fetch_err) fetchFinish(ss);
 }
 
 static void fetchStartTimer(evutil_socket_t fd, short what, void *arg) {
@@ -791,7 +894,7 @@ void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void
     ss->fetch_cb = cb;
     ss->fetch_priv = priv;
     sds err = NULL;
-    if (rootSegmentNames(data, len, ss->fetch_todo, &err) != C_OK) {
+    if (rootSegmentNames(data, len, ss->fetch_todo, ss->fetch_manifests, &err) != C_OK) {
         ss->fetch_err = err;
     } else if (listLength(ss->fetch_todo) && !server.store->type->seg_get) {
         ss->fetch_err = sdscatprintf(sdsempty(), "the document names segments but the %s store cannot read them",
@@ -836,6 +939,8 @@ sds segmentsInfo(sds s) {
                         "segments_bytes:%llu\r\n"
                         "segments_sealed:%lld\r\n"
                         "segments_rewritten:%lld\r\n"
+                        "segments_manifests:%lu\r\n"
+                        "segments_manifests_written:%lld\r\n"
                         "segments_bytes_sealed:%lld\r\n"
                         "segments_seal_errors:%lld\r\n"
                         "segments_seal_in_progress:%d\r\n"
@@ -850,6 +955,7 @@ sds segmentsInfo(sds s) {
                         "segment_seal_threshold:%llu\r\n"
                         "segment_gc_grace_ms:%lld\r\n",
                         dictSize(ss->named), (unsigned long long)ss->named_bytes, ss->sealed, ss->rewritten,
+                        ss->manifests_live, ss->manifests_written,
                         ss->bytes_sealed, ss->seal_errors, sealsInFlight(ss), pending, ss->deleted, ss->delete_errors,
                         ss->orphans_swept, ss->fetched, ss->fetched_bytes, dictSize(ss->cache), cachedBytes(ss),
                         (unsigned long long)segmentSealThreshold(), graceMs());

@@ -55,6 +55,7 @@ void segmentStreamFreed(struct stream *s);     /* s->seal_queued was set */
 void segmentRegister(const char *name, uint64_t bytes);   /* a segment record exists */
 void segmentUnregister(const char *name, uint64_t bytes); /* ... no more */
 void segmentDropped(const char *name);         /* the state stops naming it */
+void segmentManifestLive(int delta);           /* manifests in memory: +1, -1 */
 
 /* --- from keyseg.c (and the stream code) --- */
 sds segmentNewName(void);                      /* a name never used */

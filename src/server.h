@@ -92,6 +92,8 @@ struct storeDoc;
 struct cJSON;
 struct chunkSealPlan;
 
+#define SEGMENT_MERGE_NO 0 /* segment-merge */
+#define SEGMENT_MERGE_YES 1
 #define ENABLE_DEBUG_NO 0
 #define ENABLE_DEBUG_YES 1
 #define COMMIT_DEBUG_DELAY_MAX_MS 60000 /* commit-debug-delay's bound */
@@ -433,6 +435,12 @@ typedef struct serverConfig {
     long long segment_max_bytes;        /* largest segment written */
     long long segment_merge_fanout;     /* segments of one size tier merged
                                          * into one of the next */
+    int segment_merge;                  /* SEGMENT_MERGE_*: whether small
+                                         * stream segments are merged into
+                                         * big ones */
+    long long segment_root_records;     /* records of segments a stream's
+                                         * root holds before the oldest go
+                                         * into a manifest */
     long long segment_gc_grace_ms;      /* a dropped segment is deleted this
                                          * long after (at least 2 x
                                          * broker-timeout + the load time) */

@@ -215,6 +215,7 @@ static void streamDropSegment(stream *s, streamSegment *g) {
         s->nsegs--;
         break;
     }
+    streamManifestSegmentDropped(s, g);
     segmentDropped(g->name);
     segmentFree(g);
 }
@@ -247,6 +248,7 @@ static void segmentReleaseNode(streamSegment *g, streamNode *n) {
     g->live_bytes -= n->seg_json;
     sdsfree(g->json);
     g->json = NULL;
+    streamManifestSegmentChanged(g);
     n->seg = NULL;
     n->seg_count = n->seg_idx = 0;
     n->seg_json = 0;
@@ -541,6 +543,7 @@ void freeStream(stream *s) {
         segmentFree(s->segs[i]);
     }
     zfree(s->segs);
+    streamManifestsFree(s);
     for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
     zfree(s->cgroups);
     streamIdmpFree(s->idmp);
@@ -2819,8 +2822,14 @@ static sds segmentCatRecord(sds out, const streamSegment *g) {
     return sdscatlen(out, "]}", 2);
 }
 
+sds streamSegmentRecord(streamSegment *g) {
+    if (!g->json) g->json = segmentCatRecord(sdsempty(), g);
+    return g->json;
+}
+
 /* {"length":..,"last_id":..,"first_id":..,"max_deleted_id":..,
- *  "entries_added":..[,"segments":[...]],"entries":[...],"groups":[...]}:
+ *  "entries_added":..[,"segments":[...][,"manifests":[...]]],
+ *  "entries":[...],"groups":[...]}:
  * the part before the entries. */
 static sds streamCatJSONHead(sds out, const stream *cs) {
     stream *s = (stream *)cs; /* segments cache their records */
@@ -2835,14 +2844,20 @@ static sds streamCatJSONHead(sds out, const stream *cs) {
     out = sdscatlen(out, ",\"entries_added\":", 17);
     out = jsonCatU64(out, s->entries_added);
     if (s->nsegs && !streamInlineAll) {
+        /* The records the root holds: those in no manifest, and those
+         * whose manifest's copy is out of date. */
         out = sdscatlen(out, ",\"segments\":[", 13);
+        int first = 1;
         for (uint32_t i = 0; i < s->nsegs; i++) {
             streamSegment *g = s->segs[i];
-            if (!g->json) g->json = segmentCatRecord(sdsempty(), g);
-            if (i) out = sdscatlen(out, ",", 1);
-            out = sdscatlen(out, g->json, sdslen(g->json));
+            if (g->man && !g->overridden) continue;
+            sds rec = streamSegmentRecord(g);
+            if (!first) out = sdscatlen(out, ",", 1);
+            out = sdscatlen(out, rec, sdslen(rec));
+            first = 0;
         }
         out = sdscatlen(out, "]", 1);
+        out = streamCatManifestsJSON(out, s);
     }
     return sdscatlen(out, ",\"entries\":[", 12);
 }
@@ -2911,21 +2926,6 @@ void streamDocJSON(storeDoc *d, const stream *s) {
  * would leave a segment again at once: it waits until it is quiet. */
 #define SEAL_QUIET_MS 1000
 
-/* Size tiers of segments: tier 0 holds segments below tier_bytes *
- * fanout, tier t those of tier_bytes * fanout^t up to fanout times that.
- * Merging fanout segments of one tier makes one of the next, so an entry
- * is rewritten about log_fanout(max / tier_bytes) times, not once per
- * seal. */
-static int segmentTier(uint64_t bytes, size_t tier_bytes, int fanout) {
-    int t = 0;
-    uint64_t b = tier_bytes ? tier_bytes : 1;
-    while (bytes >= b * (uint64_t)fanout && t < 40) {
-        b *= (uint64_t)fanout;
-        t++;
-    }
-    return t;
-}
-
 /* A segment consumed from its head for this long without a node leaving
  * it is rewritten once mostly dead (see segmentMostlyDead). */
 #define SEG_HEAD_QUIET_MS 30000
@@ -2943,23 +2943,24 @@ static int segmentConsumed(const streamSegment *g, long long now_ms) {
            now_ms - g->died_ms < SEG_HEAD_QUIET_MS;
 }
 
+int streamSegmentConsumed(const streamSegment *g, long long now_ms) { return segmentConsumed(g, now_ms); }
+
 static int segmentMostlyDead(const streamSegment *g, long long now_ms) {
     return g->live * 2 < g->count && !segmentConsumed(g, now_ms);
 }
 
-/* Whether g may be merged with others of its size (not while consumed:
- * see above). */
+/* Whether g is small, to be merged with others (not while consumed: see
+ * above): under max_bytes / fanout, the size a merge makes. */
 static int segmentMergeable(const streamSegment *g, size_t max_bytes, int fanout, long long now_ms) {
     return g->bytes < max_bytes / (size_t)fanout && !segmentConsumed(g, now_ms);
 }
 
-/* Whether g is rewritten by this plan: mostly dead, or small and in the
- * tier being merged (-1: none). */
-static int segmentWantsRewrite(const streamSegment *g, size_t tier_bytes, size_t max_bytes, int fanout,
-                               int merge_tier, long long now_ms) {
+/* Whether g is rewritten by this plan: mostly dead, or small while small
+ * ones are being merged. */
+static int segmentWantsRewrite(const streamSegment *g, size_t max_bytes, int fanout, int merging,
+                               long long now_ms) {
     if (segmentMostlyDead(g, now_ms)) return 1;
-    return merge_tier >= 0 && segmentMergeable(g, max_bytes, fanout, now_ms) &&
-           segmentTier(g->bytes, tier_bytes, fanout) == merge_tier;
+    return merging && segmentMergeable(g, max_bytes, fanout, now_ms);
 }
 
 static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
@@ -2992,8 +2993,8 @@ static int nodeSealableInline(const streamNode *n, const streamNode *tail, long 
     return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
 }
 
-size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
-                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text) {
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t max_bytes, int fanout,
+                      int merge, long long now_ms, streamSealPlan *plan, sds *text) {
     memset(plan, 0, sizeof(*plan));
     *text = NULL;
     if (fanout < 2) fanout = 2;
@@ -3012,19 +3013,28 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
         if (nodeSealableInline(n, tail, now_ms)) inline_ok += nodeInlineBytes(n) + 1;
         else waiting += nodeInlineBytes(n) + 1;
     }
-    uint32_t dead = 0, tiers[41] = {0};
+    /* Small segments are merged once they add up to a merged one's size
+     * (max_bytes / fanout), in one go: an entry is written into a small
+     * segment, then into a big one, and no more. The root names a few
+     * records whatever their number (manifests), so nothing else asks
+     * for fewer segments; a load reads a few big ones faster than
+     * thousands of small ones. */
+    uint32_t dead = 0, small = 0;
+    uint64_t small_bytes = 0;
     for (uint32_t i = 0; i < s->nsegs; i++) {
         streamSegment *g = s->segs[i];
-        if (segmentMostlyDead(g, now_ms)) dead++;
-        else if (segmentMergeable(g, max_bytes, fanout, now_ms)) tiers[segmentTier(g->bytes, tier_bytes, fanout)]++;
+        if (segmentMostlyDead(g, now_ms)) {
+            dead++;
+        } else if (segmentMergeable(g, max_bytes, fanout, now_ms)) {
+            small++;
+            small_bytes += g->live_bytes; /* what the merge writes: at least a merged one's size */
+        }
     }
-    int merge_tier = -1;
-    for (int t = 0; t <= 40 && merge_tier < 0; t++)
-        if (tiers[t] >= (uint32_t)fanout) merge_tier = t;
-    int rewrite = dead > 0 || merge_tier >= 0, fresh = inline_ok >= seal_bytes;
+    int merging = merge && small > 1 && small_bytes >= max_bytes / (size_t)fanout;
+    int rewrite = dead > 0 || merging, fresh = inline_ok >= seal_bytes;
     plan->later = (lane == STREAM_SEAL_NEW ? rewrite : fresh) || inline_ok + waiting >= seal_bytes;
     if (lane == STREAM_SEAL_NEW ? !fresh : !rewrite) return 0;
-    if (lane == STREAM_SEAL_REWRITE) plan->merged = dead + (merge_tier >= 0 ? tiers[merge_tier] : 0);
+    if (lane == STREAM_SEAL_REWRITE) plan->merged = dead + (merging ? small : 0);
 
     /* Nodes in ID order, until the segment is full (their texts are copied
      * once, into the segment, after the header that needs their range).
@@ -3043,7 +3053,7 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
         if (lane == STREAM_SEAL_NEW) {
             if (!inline_ok_node) continue;
         } else if (!n->seg || inline_ok_node ||
-                   !segmentWantsRewrite(n->seg, tier_bytes, max_bytes, fanout, merge_tier, now_ms)) {
+                   !segmentWantsRewrite(n->seg, max_bytes, fanout, merging, now_ms)) {
             continue;
         }
         if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
@@ -3145,6 +3155,10 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
          * segment holds the node's first counts[i] entries, as planned. */
         streamNode *n = idtreeFind(&s->nodes, &plan->masters[i]);
         if (n && (n->gen != plan->gens[i] || n->count < plan->counts[i])) n = NULL;
+        /* Sealed meanwhile by the other lane with more of its entries
+         * (the tail node, planned here as a prefix while the new lane
+         * sealed it whole): that segment covers more; leave it there. */
+        if (n && n->seg && n->seg_count > plan->counts[i]) n = NULL;
         size_t before = n ? nodeInlineBytes(n) : 0;
         if (n && n->seg) {
             /* Moved from the segment being rewritten, or a partly sealed
@@ -3157,6 +3171,7 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
         if (!n) continue;
         s->inline_bytes -= before - nodeInlineBytes(n);
         if (n->count == n->seg_count) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
+        else idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* its suffix stays in the root */
     }
     uint32_t sealed = g->nlive;
     if (!sealed) {
@@ -3354,13 +3369,20 @@ static int segmentCheckObject(streamSegment *g, cJSON *doc, sds *err) {
     return C_OK;
 }
 
-/* Reads one record of the root's "segments" and the segment it names. */
-static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *src, uint64_t *live_count, sds *err) {
+/* Reads one record of a segment (the root's, or a manifest's: owner) and
+ * the segment it names. */
+static int segmentLoad(stream *s, const streamLoadRecords *recs, size_t index, loadSource *src, uint64_t *live_count,
+                       sds *err) {
     static const char *const fields[] = {"name", "first_id", "last_id", "count", "bytes",
                                          "crc32", "live_count", "live", NULL};
+    const cJSON *rec = recs->recs[index];
+    streamManifest *owner = recs->owners[index];
     sds msg = NULL;
-    char what[48];
-    snprintf(what, sizeof(what), "segments[%zu]", index);
+    char what[200];
+    if (owner && !recs->overridden[index])
+        snprintf(what, sizeof(what), "manifest %s", owner->name);
+    else
+        snprintf(what, sizeof(what), "segments");
     if (!cJSON_IsObject(rec)) {
         *err = sdscatprintf(sdsempty(), "%s: expected an object", what);
         return C_ERR;
@@ -3391,6 +3413,12 @@ static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *sr
     g->first_id = first;
     g->last_id = last;
     g->count = count;
+    g->man = owner;
+    g->overridden = recs->overridden[index];
+    if (owner) {
+        owner->nlive++;
+        owner->nover += (uint32_t)g->overridden;
+    }
     streamAddSegment(s, g);
     src->seg = g;
     src->last_range = SIZE_MAX;
@@ -3439,44 +3467,73 @@ static int segmentLoad(stream *s, const cJSON *rec, size_t index, loadSource *sr
     return C_OK;
 }
 
+/* A binary heap of sources by the ID of their next entry. */
+static void sourceHeapPush(loadSource **h, size_t *n, loadSource *src) {
+    size_t i = (*n)++;
+    while (i && streamCompareID(&src->id, &h[(i - 1) / 2]->id) < 0) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = src;
+}
+
+static loadSource *sourceHeapPop(loadSource **h, size_t *n) {
+    loadSource *top = h[0], *last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && streamCompareID(&h[c + 1]->id, &h[c]->id) < 0) c++;
+        if (streamCompareID(&h[c]->id, &last->id) >= 0) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = last;
+    return top;
+}
+
 /* Appends every entry: the root's and the segments' live ones, merged in
  * ID order. A node never mixes sources, so that the nodes made from a
  * segment are sealed in it again, exactly as the root says (a node that
  * was sealed as a prefix comes back as two nodes: the prefix, sealed, and
  * the suffix, inline -- the next root is the same). */
-static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const streamID *last_id,
-                                sds *err) {
-    int nsegs = 0;
-    if (segments) {
-        if (!cJSON_IsArray(segments)) {
-            *err = sdsnew("segments: expected an array");
-            return C_ERR;
-        }
-        nsegs = cJSON_GetArraySize(segments);
+static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const cJSON *manifests,
+                                const streamID *last_id, sds *err) {
+    streamLoadRecords recs;
+    if (streamLoadRecordsMake(s, manifests, segments, &recs, err) != C_OK) {
+        streamLoadRecordsFree(&recs);
+        return C_ERR;
     }
-    size_t nsrc = (size_t)nsegs + 1;
+    size_t nsrc = recs.n + 1;
     loadSource *src = zcalloc(sizeof(*src) * nsrc);
+    loadSource **heap = NULL; /* see below */
+    size_t nheap = 0;
     uint64_t *live_counts = zcalloc(sizeof(uint64_t) * nsrc);
     loadNode *made = NULL;
     size_t nmade = 0, made_alloc = 0;
     int ret = C_ERR;
 
     sourceSettle(&src[0], entries->child);
-    size_t i = 1;
-    for (const cJSON *rec = segments ? segments->child : NULL; rec; rec = rec->next, i++)
-        if (segmentLoad(s, rec, i - 1, &src[i], &live_counts[i], err) != C_OK) goto done;
+    size_t i;
+    for (i = 1; i < nsrc; i++)
+        if (segmentLoad(s, &recs, i - 1, &src[i], &live_counts[i], err) != C_OK) goto done;
 
+    /* The sources with entries left, by the ID of their next one: the
+     * first source is taken from until it passes the next one's ID (a
+     * backlog sealed into thousands of segments would make a scan of all
+     * of them per switch quadratic). */
+    heap = zmalloc(sizeof(*heap) * nsrc);
+    for (i = 0; i < nsrc; i++)
+        if (src[i].item) sourceHeapPush(heap, &nheap, &src[i]);
     loadSource *cur = NULL, *last_src = NULL;
     streamID bound = {UINT64_MAX, UINT64_MAX};
     for (;;) {
         if (!cur || !cur->item || streamCompareID(&cur->id, &bound) > 0) {
-            cur = NULL;
-            for (i = 0; i < nsrc; i++)
-                if (src[i].item && (!cur || streamCompareID(&src[i].id, &cur->id) < 0)) cur = &src[i];
-            if (!cur) break;
+            if (cur && cur->item) sourceHeapPush(heap, &nheap, cur);
+            if (!nheap) break;
+            cur = sourceHeapPop(heap, &nheap);
             bound.ms = bound.seq = UINT64_MAX;
-            for (i = 0; i < nsrc; i++)
-                if (&src[i] != cur && src[i].item && streamCompareID(&src[i].id, &bound) < 0) bound = src[i].id;
+            if (nheap) bound = heap[0]->id;
         }
         int gap = cur->seg && cur->last_range != SIZE_MAX && cur->range != cur->last_range;
         int force = cur != last_src || gap;
@@ -3502,6 +3559,9 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
         sourceSettle(cur, cur->item->next);
     }
 
+    zfree(heap);
+    heap = NULL;
+
     /* Seal the nodes made from segments again. */
     for (size_t m = 0; m < nmade; m++) {
         loadSource *ms = made[m].src;
@@ -3523,8 +3583,11 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
     /* A segment nothing is taken from any more is not named again. */
     for (uint32_t k = s->nsegs; k-- > 0;)
         if (!s->segs[k]->nlive) streamDropSegment(s, s->segs[k]);
+    streamManifestsSettle(s);
     ret = C_OK;
 done:
+    zfree(heap);
+    streamLoadRecordsFree(&recs);
     for (i = 0; i < nsrc; i++) {
         zfree(src[i].live);
         cJSON_Delete(src[i].doc);
@@ -3539,8 +3602,9 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
     stream *s = streamNew();
     sds msg = NULL;
     if (!cJSON_IsObject(obj)) return streamLoadFail(s, err, sdsnew("stream: expected an object"));
-    static const char *const fields[] = {"length",   "last_id", "first_id", "max_deleted_id", "entries_added",
-                                         "segments", "entries", "groups",   "idmp",           NULL};
+    static const char *const fields[] = {"length",  "last_id",   "first_id", "max_deleted_id",
+                                         "entries_added", "segments", "manifests", "entries",
+                                         "groups",  "idmp",      NULL};
     if (jsonCheckFields(obj, fields, "stream", &msg) != C_OK) return streamLoadFail(s, err, msg);
 
     uint64_t length, entries_added;
@@ -3556,7 +3620,8 @@ stream *streamFromJSON(const cJSON *obj, sds *err) {
 
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(obj, "entries");
     if (!cJSON_IsArray(entries)) return streamLoadFail(s, err, sdsnew("entries: expected an array"));
-    if (streamLoadAllEntries(s, entries, cJSON_GetObjectItemCaseSensitive(obj, "segments"), &last_id, &msg) != C_OK)
+    if (streamLoadAllEntries(s, entries, cJSON_GetObjectItemCaseSensitive(obj, "segments"),
+                             cJSON_GetObjectItemCaseSensitive(obj, "manifests"), &last_id, &msg) != C_OK)
         return streamLoadFail(s, err, msg);
     if (s->length != length)
         return streamLoadFail(s, err,

@@ -91,7 +91,32 @@ typedef struct streamSegment {
     long long died_ms;     /* when entries of it last changed or died (0: not
                             * since loaded); a move to another segment is not */
     sds json;              /* the root's record of it; NULL: to be made */
+    struct streamManifest *man; /* the manifest holding its record, NULL:
+                                 * the root holds it */
+    int overridden;        /* man's copy of the record is out of date
+                            * (its live ranges changed): the root writes
+                            * the current one, which takes precedence */
 } streamSegment;
+
+/* A manifest (docs/state-format.md "Manifests"): an immutable object in
+ * the store holding the records of a stream's older segments, so that the
+ * root names a few manifests instead of every segment. Written once like
+ * a segment; a record that changes afterwards is written again in the
+ * root (the segment is "overridden"), a segment that is dropped is listed
+ * in the root's record of the manifest as dead; a manifest mostly out of
+ * date is rewritten, a few small ones merged. */
+typedef struct streamManifest {
+    sds name;              /* its name in the store */
+    uint64_t bytes;        /* size of the manifest object */
+    uint32_t crc;          /* CRC-32 (zlib) of the manifest object */
+    uint32_t count;        /* records written into it */
+    uint32_t nlive;        /* segments whose record it holds (g->man) */
+    uint32_t nover;        /* ... of which overridden */
+    sds *dead;             /* names of its segments no longer named */
+    uint32_t ndead;        /* names in dead */
+    uint32_t dead_alloc;   /* slots allocated in dead */
+    sds json;              /* the root's record of it; NULL: to be made */
+} streamManifest;
 
 typedef struct streamCG streamCG;
 typedef struct streamConsumer streamConsumer;
@@ -107,6 +132,9 @@ typedef struct stream {
     streamSegment **segs;          /* its segments, oldest first */
     uint32_t nsegs;                /* segments in segs */
     uint32_t segs_alloc;           /* slots allocated in segs */
+    streamManifest **mans;         /* its manifests, oldest first */
+    uint32_t nmans;                /* manifests in mans */
+    uint32_t mans_alloc;           /* slots allocated in mans */
     uint64_t inline_bytes;         /* JSON bytes of the entries of nodes
                                     * not sealed (written in the root) */
     int seal_queued;               /* segment.c knows it: STREAM_SEAL_QUEUED
@@ -306,18 +334,82 @@ typedef struct streamSealPlan {
 /* Plans the next segment of s in a lane: STREAM_SEAL_NEW, sealable
  * inline entries (the tail node's too, as a prefix; not a node being
  * consumed right now) when there are at least seal_bytes of them;
- * STREAM_SEAL_REWRITE, the nodes of segments worth rewriting (mostly dead,
- * or fanout small ones of a size tier -- tier_bytes x fanout^k -- to
- * merge). Up to max_bytes. Returns the segment's bytes (text made in
- * *text, entries in order) or 0 if there is nothing to do; plan->later
- * says whether s has (or will soon have) work in either lane. */
-size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t tier_bytes,
-                      size_t max_bytes, int fanout, long long now_ms, streamSealPlan *plan, sds *text);
+ * STREAM_SEAL_REWRITE, the nodes of segments worth rewriting: mostly
+ * dead, or (with merge) the small ones -- under max_bytes / fanout --
+ * once they add up to that. Up to max_bytes. Returns the segment's bytes
+ * (text made in *text, entries in order) or 0 if there is nothing to do;
+ * plan->later says whether s has (or will soon have) work in either lane. */
+size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t max_bytes, int fanout,
+                      int merge, long long now_ms, streamSealPlan *plan, sds *text);
 void streamSealPlanFree(streamSealPlan *plan);
+
+/* A manifest to write: the records it holds and the manifests it
+ * replaces. */
+typedef struct streamManifestPlan {
+    sds *names;            /* the segments whose records it holds */
+    sds *records;          /* ... those records, as written */
+    uint32_t count;        /* records */
+    sds *replaced;         /* names of the manifests it replaces */
+    uint32_t nreplaced;    /* ... how many */
+    int later;             /* more manifest work after this one */
+} streamManifestPlan;
+
+/* Plans the next manifest of s: when the root holds more than root_max
+ * records of segments, the oldest of them (keeping root_max / 2 in the
+ * root); otherwise a manifest mostly out of date (dead or overridden
+ * records), rewritten with fanout - 1 others of its size, or fanout small
+ * manifests of one size tier merged. Returns the manifest's bytes (text in
+ * *text) or 0 if there is nothing to do. */
+size_t streamPlanManifest(stream *s, const char *name, uint32_t root_max, int fanout, long long now_ms,
+                          streamManifestPlan *plan, sds *text);
+void streamManifestPlanFree(streamManifestPlan *plan);
+/* The manifest of the plan is durable: the planned segments still named
+ * take their records from it. Returns how many (0: the caller deletes
+ * it). */
+uint32_t streamAttachManifest(stream *s, const streamManifestPlan *plan, const char *name, uint64_t bytes,
+                              uint32_t crc);
 /* The segment of the plan is durable: the planned nodes that did not
  * change meanwhile now point at it. Returns the number of nodes sealed (0:
  * nothing uses the segment, which the caller deletes). */
 uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *name, uint64_t bytes, uint32_t crc);
+/* t_stream_manifest.c, from t_stream.c: */
+/* g is dropped (before it is freed): its manifest lists it as dead, or
+ * goes if g was its last segment. */
+void streamManifestSegmentDropped(stream *s, streamSegment *g);
+/* g's record changed: the root writes it over its manifest's copy. */
+void streamManifestSegmentChanged(streamSegment *g);
+/* The stream goes: its manifests are garbage. */
+void streamManifestsFree(stream *s);
+/* ,"manifests":[...] (nothing without manifests). */
+sds streamCatManifestsJSON(sds out, stream *s);
+/* Manifests without a segment any more (after a load) are dropped. */
+void streamManifestsSettle(stream *s);
+
+/* The records of segments a stream loads: the root's "segments" and
+ * those of the manifests it names (an override in the root replaces the
+ * manifest's record; dead records are left out). */
+typedef struct streamLoadRecords {
+    const cJSON **recs;          /* each record */
+    streamManifest **owners;     /* ... the manifest holding it, or NULL */
+    unsigned char *overridden;   /* ... taken from the root over its
+                                  * manifest's copy */
+    size_t n;                    /* records */
+    cJSON **docs;                /* the parsed manifests (owned), in the
+                                  * order of s->mans */
+    size_t ndocs;                /* ... how many */
+} streamLoadRecords;
+/* Reads the root's "manifests" (may be NULL) and the manifests they name
+ * (added to s), and lists every record to load. */
+int streamLoadRecordsMake(stream *s, const cJSON *manifests, const cJSON *segments, streamLoadRecords *out,
+                          sds *err);
+void streamLoadRecordsFree(streamLoadRecords *r);
+
+/* t_stream.c, for t_stream_manifest.c: */
+/* The root's record of g (cached in g->json). */
+sds streamSegmentRecord(streamSegment *g);
+/* g is being consumed from its head (see segmentConsumed). */
+int streamSegmentConsumed(const streamSegment *g, long long now_ms);
+
 /* Every node leaves its segment: all entries inline again, the segments
  * dropped (a document written again from memory). */
 void streamUnsealAll(stream *s);

@@ -173,6 +173,38 @@ def _id_key(s):
     return (int(ms), int(seq))
 
 
+def stream_segment_records(stream_obj, read_segment):
+    """The records of a stream's segments (docs/state-format.md
+    "Manifests"): those of the manifests the root names, less the dead
+    ones, with the root's own records -- which replace a manifest's record
+    of the same segment. read_segment(name) -> bytes."""
+    own = {rec["name"]: rec for rec in stream_obj.get("segments", [])}
+    out = []
+    for m in stream_obj.get("manifests", []):
+        dead = set(m["dead"])
+        for rec in json.loads(read_segment(m["name"]))["segments"]:
+            if rec["name"] not in dead:
+                out.append(own.pop(rec["name"], rec))
+    return out + list(own.values())
+
+
+def segment_reader(datadir):
+    """read_segment for the file store in datadir."""
+
+    def read(name):
+        with open(os.path.join(datadir, "queue.json.segments", name), "rb") as f:
+            return f.read()
+
+    return read
+
+
+def stream_object_names(stream_obj, read_segment):
+    """Every object a stream's root names: its manifests and its live
+    segments (through the manifests too)."""
+    return [m["name"] for m in stream_obj.get("manifests", [])] + \
+        [rec["name"] for rec in stream_segment_records(stream_obj, read_segment)]
+
+
 def merge_segments(doc, read_segment):
     """Puts every stream's live segment entries back among its inline ones
     (in ID order) and drops "segments": the logical document, as
@@ -205,7 +237,10 @@ def merge_segments(doc, read_segment):
             if not s or "segments" not in s:
                 continue
             entries = list(s["entries"])
-            for rec in s.pop("segments"):
+            records = stream_segment_records(s, read_segment)
+            s.pop("segments")
+            s.pop("manifests", None)
+            for rec in records:
                 seg = json.loads(read_segment(rec["name"]))
                 ranges = [(_id_key(a), _id_key(b)) for a, b in rec["live"]]
                 entries += [e for e in seg["entries"] if any(a <= _id_key(e[0]) <= b for a, b in ranges)]

@@ -49,6 +49,8 @@ from casqtest import (  # noqa: E402
     finish,
     load_document,
     pick_port,
+    segment_reader,
+    stream_object_names,
     wait_for,
 )
 
@@ -212,8 +214,8 @@ def test_crash(tmp):
     def only_named():
         doc = json.load(open(os.path.join(tmp, "queue.json"), "rb"))
         named = {s["name"] for d in doc["databases"] for s in d.get("segments", [])}
-        named |= {s["name"] for d in doc["databases"] for k in d["keys"]
-                  for s in (k.get("stream") or {}).get("segments", [])}
+        named |= {n for d in doc["databases"] for k in d["keys"]
+                  for n in stream_object_names(k.get("stream") or {}, segment_reader(tmp))}
         files = {f for f in os.listdir(segdir) if not f.startswith(".")}
         return files == named
 

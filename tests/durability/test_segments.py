@@ -5,8 +5,9 @@ root whose segments are missing or damaged, format 1 migration, and
 --export-state.
 
 casq runs with tiny segments (segment-seal-bytes 4kb, segment-max-bytes
-32kb) and a short grace period so that every mechanism runs many times in
-a few seconds:
+32kb), at most 4 records of segments in a stream's root (the others in
+manifests) and a short grace period so that every mechanism runs many
+times in a few seconds:
 
   1. crash: pushers XADD, workers XREADGROUP + XACK + XDEL the entries
      they finished (the job loop that empties segments from the head),
@@ -14,15 +15,17 @@ a few seconds:
      (CRASH_KILLS, default 10). Afterwards every acknowledged XADD that
      no acknowledged XDEL/XTRIM removed is there with its bytes, and no
      acknowledged XDEL came back. Segments were sealed, rewritten and
-     deleted meanwhile (INFO counters).
+     deleted, manifests written meanwhile (INFO counters).
   2. orphans: after the last restart, once the sweep ran, every file in
      queue.json.segments/ is named by the root.
   3. export: --export-state of the stopped store equals the document
      logically (root + segments merged by the test itself), and the
      server's XRANGE.
-  4. damaged segments: a missing segment, a corrupt one (CRC-32), a root
-     record with a wrong live_count: casq refuses to start, names the
-     segment and the problem, and writes nothing.
+  4. damaged segments: a missing segment (named by a manifest), a
+     corrupt one (CRC-32), a root record with a wrong live_count, a
+     missing manifest, a corrupt one, a dead name that is not one of its
+     manifest's records: casq refuses to start, names the segment and the
+     problem, and writes nothing.
   0. threshold: the seal threshold follows the appends per commit.
      partial: a tail node sealed as a prefix, only its suffix in the
      root; a restart re-seals it exactly.
@@ -47,12 +50,13 @@ import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import (SERVER, Casq, check, document_streams, finish, load_document, pick_port,  # noqa: E402
-                      run_casq_expect_exit, wait_for)
+                      run_casq_expect_exit, segment_reader, stream_object_names, wait_for)
 
 PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
 KILLS = int(os.environ.get("CRASH_KILLS", "10"))
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
-        "--segment-gc-grace", "0", "--broker-timeout", "200", "--stream-id-mode", "liberal"]
+        "--segment-root-records", "4", "--segment-gc-grace", "0", "--broker-timeout", "200",
+        "--stream-id-mode", "liberal"]
 KEYS = [b"jobs", b"seg\x00bin\xff"]
 GROUP = b"g"
 UNKNOWN = (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError)
@@ -137,11 +141,12 @@ def segment_files(datadir):
 
 
 def root_segment_names(datadir):
+    """The document and every object it names: manifests and segments."""
     doc = load_document(os.path.join(datadir, "queue.json"), merge=False)
     names = []
     for d in doc["databases"]:
         for k in d["keys"]:
-            names += [s["name"] for s in k.get("stream", {}).get("segments", [])]
+            names += stream_object_names(k.get("stream", {}), segment_reader(datadir))
     return doc, names
 
 
@@ -187,7 +192,8 @@ def crash_phase(datadir):
     threads.append(threading.Thread(target=trimmer))
     for t in threads:
         t.start()
-    counters = {"segments_sealed": 0, "segments_rewritten": 0, "segments_deleted": 0}
+    counters = {"segments_sealed": 0, "segments_rewritten": 0, "segments_deleted": 0,
+                "segments_manifests_written": 0}
     rng = random.Random()
     kills = 0
     try:
@@ -215,6 +221,8 @@ def crash_phase(datadir):
     check(counters["segments_sealed"] > 10, "segments: sealed under load", str(counters))
     check(counters["segments_rewritten"] > 0, "segments: rewritten (mostly dead or small ones)", str(counters))
     check(counters["segments_deleted"] > 0, "segments: garbage deleted", str(counters))
+    check(counters["segments_manifests_written"] > 0, "segments: manifests written (records out of the root)",
+          str(counters))
 
     present = {}
     for key in KEYS:
@@ -295,35 +303,66 @@ def identity(path):
 
 def damaged_phase(datadir):
     doc, names = root_segment_names(datadir)
-    if not names:
-        check(False, "damaged: the document names segments to damage")
+    streams = [k["stream"] for d in doc["databases"] for k in d["keys"] if "stream" in k]
+    manifests = [m["name"] for st in streams for m in st.get("manifests", [])]
+    own = [rec["name"] for st in streams for rec in st.get("segments", [])]
+    through = [n for n in names if n not in own and n not in manifests]  # named by a manifest
+    if not names or not manifests or not own or not through:
+        check(False, "damaged: the document names manifests, segments through them and its own",
+              f"{len(manifests)} manifests, {len(own)} own, {len(through)} through manifests")
         return
-    cases = []
 
     def missing(d):
-        os.remove(os.path.join(d, "queue.json.segments", names[0]))
-        return names[0], "missing"
+        os.remove(os.path.join(d, "queue.json.segments", through[0]))
+        return through[0], "missing"
 
     def corrupt(d):
-        p = os.path.join(d, "queue.json.segments", names[-1])
+        p = os.path.join(d, "queue.json.segments", own[-1])
         data = bytearray(open(p, "rb").read())
         i = data.index(b'"entries":[') + 20
         data[i] ^= 0x01
         open(p, "wb").write(bytes(data))
-        return names[-1], "corrupt"
+        return own[-1], "corrupt"
 
-    def wrong_count(d):
+    def edit_streams(d, edit):
+        """Rewrites the root in d with edit(stream) applied to each stream."""
         p = os.path.join(d, "queue.json")
         raw = json.load(open(p, "rb"))
         for db in raw["databases"]:
             for k in db["keys"]:
-                for s in k.get("stream", {}).get("segments", []):
-                    if s["name"] == names[0]:
-                        s["live_count"] += 1
+                edit(k.get("stream", {}))
         open(p, "w").write(json.dumps(raw))
-        return names[0], "live entries found"
 
-    cases = [("missing segment", missing), ("corrupt segment", corrupt), ("wrong live_count", wrong_count)]
+    def wrong_count(d):
+        def edit(st):
+            for s in st.get("segments", []):
+                if s["name"] == own[0]:
+                    s["live_count"] += 1
+        edit_streams(d, edit)
+        return own[0], "live entries found"
+
+    def missing_manifest(d):
+        os.remove(os.path.join(d, "queue.json.segments", manifests[0]))
+        return manifests[0], "missing"
+
+    def corrupt_manifest(d):
+        p = os.path.join(d, "queue.json.segments", manifests[-1])
+        data = bytearray(open(p, "rb").read())
+        data[data.index(b'"live":[') + 12] ^= 0x01
+        open(p, "wb").write(bytes(data))
+        return manifests[-1], "corrupt"
+
+    def dead_unknown(d):
+        def edit(st):
+            for m in st.get("manifests", []):
+                if m["name"] == manifests[0]:
+                    m["dead"].append("no-such-segment.json")
+        edit_streams(d, edit)
+        return "no-such-segment.json", "is not one of its records"
+
+    cases = [("missing segment", missing), ("corrupt segment", corrupt), ("wrong live_count", wrong_count),
+             ("missing manifest", missing_manifest), ("corrupt manifest", corrupt_manifest),
+             ("dead name not in its manifest", dead_unknown)]
     for label, damage in cases:
         d = tempfile.mkdtemp(prefix="casq-segdamage-")
         shutil.copy(os.path.join(datadir, "queue.json"), os.path.join(d, "queue.json"))

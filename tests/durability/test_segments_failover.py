@@ -2,7 +2,8 @@
 """test_segments_failover.py -- two nodes on one document while segments
 are sealed, rewritten and deleted (docs/state-format.md "Segments").
 
-Node A is the broker with tiny segments (seal 4kb, max 32kb) and the
+Node A is the broker with tiny segments (seal 4kb, max 32kb), at most 4
+records of them in the root (the others in manifests) and the
 shortest grace period (2 x broker-timeout + load): pushers and workers
 (XREADGROUP + XACK + XDEL) keep it sealing, rewriting and deleting garbage.
 Node B follows the same document: it reloads the root after A's commits
@@ -31,11 +32,12 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, load_document, pick_port  # noqa: E402
+from casqtest import Casq, check, finish, load_document, pick_port, segment_reader, stream_object_names  # noqa: E402
 
 BROKER_TIMEOUT_MS = 400
 ROUNDS = int(os.environ.get("SEGFAIL_ROUNDS", "4"))
 ARGS = ["--segment-seal-bytes", "4kb", "--segment-max-bytes", "32kb", "--segment-merge-fanout", "4",
+        "--segment-root-records", "4",
         "--segment-gc-grace", "0", "--broker-timeout", str(BROKER_TIMEOUT_MS), "--stream-id-mode", "liberal"]
 KEY = b"jobs"
 GROUP = b"g"
@@ -157,7 +159,11 @@ def main():
     deadline = time.time() + 15
     while time.time() < deadline:
         doc = load_document(os.path.join(datadir, "queue.json"), merge=False)
-        names = [s["name"] for d in doc["databases"] for k in d["keys"] for s in k.get("stream", {}).get("segments", [])]
+        try:
+            names = [n for d in doc["databases"] for k in d["keys"]
+                     for n in stream_object_names(k.get("stream", {}), segment_reader(datadir))]
+        except OSError:  # a manifest deleted after the root was read: read again
+            continue
         files = sorted(os.listdir(os.path.join(datadir, "queue.json.segments")))
         if set(files) == set(names):
             break

@@ -19,6 +19,7 @@ back, and each restart raised the epoch.
 Environment: that of tests/s3/run_e2e.sh; CRASH_KILLS (default 20),
 CRASH_PORT (default E2E_PORT_BASE + 100, i.e. 30100). Ends with `N passed, N failed`.
 """
+import json
 import os
 import random
 import sys
@@ -48,8 +49,12 @@ class S3Casq(test_crash.Casq):
     """test_crash's server, with its document on S3 behind the proxy."""
 
     def __init__(self, port, datadir, *args, **kw):
+        # Small segments, merged and out of the root into manifests
+        # (docs/state-format.md "Manifests"), so that kills land while
+        # they are written too.
         args = list(args) + ["--store", "s3://%s/%s" % (E.env("S3_BUCKET"), KEY),
-                             "--s3-endpoint", E.proxy_endpoint()]
+                             "--s3-endpoint", E.proxy_endpoint(), "--segment-seal-bytes", "4kb",
+                             "--segment-max-bytes", "64kb", "--segment-root-records", "2"]
         super().__init__(port, datadir, *args, **kw)
 
     def start(self, wait=True):
@@ -88,6 +93,15 @@ def check_applied():
           % (len(recs), epochs[0] if epochs else "-", epochs[-1] if epochs else "-", STARTS), flush=True)
 
 
+def check_manifests():
+    """The kills landed among manifests too: the last root names some."""
+    doc, _ = E.load_doc(KEY)
+    raw = json.loads(doc.raw) if doc else {}
+    mans = [m["name"] for d in raw.get("databases", []) for k in d.get("keys", [])
+            for m in (k.get("stream") or {}).get("manifests", [])]
+    durability.check(bool(mans), "crash/s3: the last root names manifests (%d)" % len(mans))
+
+
 def main():
     E.fault(reset=True)
     E.applied_clear()
@@ -104,6 +118,7 @@ def main():
     print("# proxy: %d PUTs, %d applied, %d cut short by a SIGKILL (not forwarded)"
           % (counters.get("puts", 0), counters.get("puts_applied", 0), counters.get("puts_truncated", 0)))
     check_applied()
+    check_manifests()
     r = durability._results
     print("%d passed, %d failed" % (r["passed"], r["failed"]))
     return 1 if r["failed"] else 0

@@ -133,14 +133,22 @@ def s3_list(prefix):
         token = m.group(1)
 
 
-def segment_names(root_json):
-    """Every segment a root names: the chunk segments, the databases' key
-    segments and the streams' segments."""
+def segment_names(root_json, key=None):
+    """Every object a root names: the chunk segments, the databases' key
+    segments, the streams' manifests and segments (those named through a
+    manifest too: read from <key>.segments/ -- key is needed then)."""
+
+    def read(name):
+        body, _ = s3_get("%s.segments/%s" % (key, name))
+        if body is None:
+            raise RuntimeError("manifest %s of %s is missing" % (name, key))
+        return body
+
     names = {s["name"] for s in root_json.get("chunk_segments", [])}
     for d in root_json.get("databases", []):
         names |= {s["name"] for s in d.get("segments", [])}
         for k in d.get("keys", []):
-            names |= {s["name"] for s in (k.get("stream") or {}).get("segments", [])}
+            names |= set(stream_object_names(k.get("stream") or {}, read))
     return names
 
 
@@ -449,7 +457,7 @@ def bytestr(v):
 # The logical document of a root and its segments (shared with the file
 # store's tests).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "durability"))
-from casqtest import merge_segments  # noqa: E402
+from casqtest import merge_segments, stream_object_names  # noqa: E402
 
 
 class Doc:

@@ -695,6 +695,76 @@ static void testStreamNodeText(void) {
     freeStream(s);
 }
 
+/* ------------------------------------------------------------------------
+ * Sealing: the two lanes
+ * --------------------------------------------------------------------- */
+
+static void tsAppendN(stream *s, int n, uint64_t *next) {
+    sds fv[2] = {sdsnew("f"), sdsnew("v")};
+    for (int i = 0; i < n; i++) {
+        streamID id = {(*next)++, 0};
+        TS_ASSERT(streamAppendItem(s, fv, 1, NULL, &id, 1) == C_OK);
+    }
+    sdsfree(fv[0]);
+    sdsfree(fv[1]);
+}
+
+/* Entries the root holds or names: its inline entries and its segments'
+ * live counts (what a load finds; it refuses a document where that is
+ * not the length). */
+static uint64_t tsRootCovers(stream *s) {
+    sds j = tsStreamJSON(s);
+    cJSON *doc = cJSON_Parse(j);
+    TS_ASSERT(doc != NULL);
+    uint64_t n = (uint64_t)cJSON_GetArraySize(cJSON_GetObjectItem(doc, "entries"));
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, cJSON_GetObjectItem(doc, "segments")) n +=
+        (uint64_t)cJSON_GetObjectItem(rec, "live_count")->valuedouble;
+    cJSON_Delete(doc);
+    sdsfree(j);
+    return n;
+}
+
+/* Plans a seal in a lane (segments of at most 4,000 bytes, those under
+ * 2,000 merged once they add up to that -- the test attaches each as 1,000
+ * bytes); 0 if there is nothing to do. */
+static size_t tsPlan(stream *s, int lane, const char *name, streamSealPlan *plan) {
+    sds text = NULL;
+    size_t bytes = streamPlanSeal(s, lane, name, 1, 4000, 2, 1, 1000000000000LL, plan, &text);
+    sdsfree(text);
+    return bytes;
+}
+
+/* A merge planned while the tail node's prefix was in one of the merged
+ * segments, and the new-entries lane sealing the whole tail before the
+ * merge lands: the merge must not take the node back with fewer entries
+ * (its suffix was then in no segment and not in the root: lost at the
+ * next load). */
+static void testStreamSealLanes(void) {
+    stream *s = streamNew();
+    uint64_t next = 1;
+    streamSealPlan a, b, c, d;
+    tsAppendN(s, 120, &next); /* a full node, and a tail of 20 */
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "a", &a) > 0);
+    TS_ASSERT(streamAttachSegment(s, &a, "a", 1000, 1) == 2);
+    tsAppendN(s, 30, &next); /* the tail's suffix outweighs its prefix */
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "b", &b) > 0 && b.nnodes == 1);
+    TS_ASSERT(streamAttachSegment(s, &b, "b", 1000, 2) == 1);
+    tsAppendN(s, 10, &next); /* a suffix too small to seal the tail again */
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_REWRITE, "c", &c) > 0 && c.nnodes == 2);
+    tsAppendN(s, 40, &next);
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "d", &d) > 0 && d.nnodes == 1);
+    TS_ASSERT(streamAttachSegment(s, &d, "d", 1000, 3) == 1); /* the whole tail, 100 entries */
+    TS_ASSERT(streamAttachSegment(s, &c, "c", 1000, 4) == 1); /* the full node only */
+    TS_ASSERT(s->length == 200);
+    TS_ASSERT(tsRootCovers(s) == s->length);
+    streamSealPlanFree(&a);
+    streamSealPlanFree(&b);
+    streamSealPlanFree(&c);
+    streamSealPlanFree(&d);
+    freeStream(s);
+}
+
 int test_stream(void) {
     ts_failures = 0;
     long long saved_entries = server.cfg.stream_node_max_entries;
@@ -711,6 +781,7 @@ int test_stream(void) {
     testStreamDup();
     testStreamHostileJSON();
     testStreamNodeText();
+    testStreamSealLanes();
 
     server.cfg.stream_node_max_entries = saved_entries;
     server.cfg.stream_node_max_bytes = saved_bytes;
