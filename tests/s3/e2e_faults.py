@@ -37,8 +37,11 @@ SCENARIOS = [
     ("1 write/s limit (503 SlowDown)", {"max_writes_per_sec": 1}, "injected_rate_limit", []),
     ("500 InternalError for 5 PUTs", {"fail_puts": 5, "fail_status": 500}, "injected_fail_puts", []),
     ("503 SlowDown for 5 PUTs", {"fail_puts": 5, "fail_status": 503}, "injected_fail_puts", []),
-    ("connection reset mid-request, 3 PUTs", {"reset_puts": 3}, "injected_reset_puts", []),
-    ("response dropped after the PUT applied, 3 PUTs", {"drop_puts": 3}, "injected_drop_puts", []),
+    # libcurl re-sends a request silently when a connection it reused dies
+    # before the answer (up to 5 times, each on another pooled connection):
+    # 8 faults make sure casq itself sees one.
+    ("connection reset mid-request, 8 PUTs", {"reset_puts": 8}, "injected_reset_puts", []),
+    ("response dropped after the PUT applied, 8 PUTs", {"drop_puts": 8}, "injected_drop_puts", []),
     ("500 after the PUT applied, 3 PUTs", {"error_after_apply": 3}, "injected_error_after_apply", []),
     ("PUT stalled past the request timeout, then applied", {"stall_puts": 1, "stall_ms": 2500},
      "injected_stall_puts", ["--s3-request-timeout", "1000"]),
