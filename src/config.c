@@ -296,7 +296,7 @@ static const configDirective configTable[] = {
     {.name = "segment-merge", .type = CONFIG_ENUM, .offset = FIELD(segment_merge), .default_value = "yes",
      .enum_values = segmentMergeEnum},
     {.name = "segment-root-records", .type = CONFIG_LONGLONG, .offset = FIELD(segment_root_records),
-     .min = 2, .max = 1000000, .default_value = "16"},
+     .min = 2, .max = 1000000, .default_value = "8"},
     {.name = "segment-gc-grace", .type = CONFIG_LONGLONG, .offset = FIELD(segment_gc_grace_ms),
      .min = 0, .max = LLONG_MAX, .default_value = "60000"},
     {.name = "key-seal-quiet", .type = CONFIG_LONGLONG, .offset = FIELD(key_seal_quiet_ms),
