@@ -471,8 +471,9 @@ static void sealDone(void *priv, storeStatus status, const char *err) {
     stream *s = j->s;
     if (status != STORE_OK) {
         ss->seal_errors++;
-        serverLog(LL_WARNING, "Segment %s of %llu bytes not written: %s; its entries stay in the root", j->name,
-                  (unsigned long long)j->bytes, err ? err : "storage error");
+        serverLog(LL_WARNING, "%s %s of %llu bytes not written: %s; its %s stay in the root",
+                  j->manifest ? "Manifest" : "Segment", j->name, (unsigned long long)j->bytes,
+                  err ? err : "storage error", j->manifest ? "records" : "entries");
         if (status == STORE_ERROR) deleteUnnamed(j->name); /* it may have landed */
     } else if (!s || (server.loading && !ss->before_start)) {
         deleteUnnamed(j->name);

@@ -312,16 +312,19 @@ def damaged_phase(datadir):
               f"{len(manifests)} manifests, {len(own)} own, {len(through)} through manifests")
         return
 
+    def flip_byte(d, name, marker, offset):
+        """Flips a bit of the object `name`, `offset` bytes after `marker`."""
+        p = os.path.join(d, "queue.json.segments", name)
+        data = bytearray(open(p, "rb").read())
+        data[data.index(marker) + offset] ^= 0x01
+        open(p, "wb").write(bytes(data))
+
     def missing(d):
         os.remove(os.path.join(d, "queue.json.segments", through[0]))
         return through[0], "missing"
 
     def corrupt(d):
-        p = os.path.join(d, "queue.json.segments", own[-1])
-        data = bytearray(open(p, "rb").read())
-        i = data.index(b'"entries":[') + 20
-        data[i] ^= 0x01
-        open(p, "wb").write(bytes(data))
+        flip_byte(d, own[-1], b'"entries":[', 20)
         return own[-1], "corrupt"
 
     def edit_streams(d, edit):
@@ -346,10 +349,7 @@ def damaged_phase(datadir):
         return manifests[0], "missing"
 
     def corrupt_manifest(d):
-        p = os.path.join(d, "queue.json.segments", manifests[-1])
-        data = bytearray(open(p, "rb").read())
-        data[data.index(b'"live":[') + 12] ^= 0x01
-        open(p, "wb").write(bytes(data))
+        flip_byte(d, manifests[-1], b'"live":[', 12)
         return manifests[-1], "corrupt"
 
     def dead_unknown(d):
