@@ -2938,21 +2938,19 @@ void streamDocJSON(storeDoc *d, const stream *s) {
  * that way, and will most likely drop this one whole: rewriting its live
  * part now would write those entries again, maybe several times, for a
  * segment about to go. */
-static int segmentConsumed(const streamSegment *g, long long now_ms) {
+int streamSegmentConsumed(const streamSegment *g, long long now_ms) {
     return g->head_dead && g->head_dead + g->nlive == g->nnodes && g->died_ms &&
            now_ms - g->died_ms < SEG_HEAD_QUIET_MS;
 }
 
-int streamSegmentConsumed(const streamSegment *g, long long now_ms) { return segmentConsumed(g, now_ms); }
-
 static int segmentMostlyDead(const streamSegment *g, long long now_ms) {
-    return g->live * 2 < g->count && !segmentConsumed(g, now_ms);
+    return g->live * 2 < g->count && !streamSegmentConsumed(g, now_ms);
 }
 
 /* Whether g is small, to be merged with others (not while consumed: see
  * above): under max_bytes / fanout, the size a merge makes. */
 static int segmentMergeable(const streamSegment *g, size_t max_bytes, int fanout, long long now_ms) {
-    return g->bytes < max_bytes / (size_t)fanout && !segmentConsumed(g, now_ms);
+    return g->bytes < max_bytes / (size_t)fanout && !streamSegmentConsumed(g, now_ms);
 }
 
 /* Whether g is rewritten by this plan: mostly dead, or small while small

@@ -351,7 +351,6 @@ typedef struct streamManifestPlan {
     uint32_t count;        /* records */
     sds *replaced;         /* names of the manifests it replaces */
     uint32_t nreplaced;    /* ... how many */
-    int later;             /* more manifest work after this one */
 } streamManifestPlan;
 
 /* Plans the next manifest of s: when the root holds more than root_max
@@ -407,7 +406,7 @@ void streamLoadRecordsFree(streamLoadRecords *r);
 /* t_stream.c, for t_stream_manifest.c: */
 /* The root's record of g (cached in g->json). */
 sds streamSegmentRecord(streamSegment *g);
-/* g is being consumed from its head (see segmentConsumed). */
+/* g is being consumed from its head (t_stream.c says when). */
 int streamSegmentConsumed(const streamSegment *g, long long now_ms);
 
 /* Every node leaves its segment: all entries inline again, the segments
