@@ -227,45 +227,91 @@ static void streamMaybeWantSeal(stream *s) {
 
 /* Where the root's part of a node's entries starts in its text: after the
  * sealed prefix and the comma that follows it. */
-static inline size_t nodeInlineOffset(const streamNode *n) { return n->seg ? n->seg_json + 1 : 0; }
+static inline size_t nodeInlineOffset(const streamNode *n) { return n->npieces ? n->seg_json + 1 : 0; }
 
 /* JSON bytes of the node's entries that the root writes. */
 static inline size_t nodeInlineBytes(const streamNode *n) {
-    if (!n->seg) return sdslen(n->json);
+    if (!n->npieces) return sdslen(n->json);
     return n->count > n->seg_count ? sdslen(n->json) - n->seg_json - 1 : 0;
 }
 
-/* The last entry of the node's sealed prefix. */
-static void nodeSealedLastID(const streamNode *n, streamID *id);
+/* Where piece k of n starts: the node's entries before it, their bytes
+ * of idx, and the offset of its text (after the previous piece's comma). */
+static void pieceStart(const streamNode *n, uint32_t k, uint32_t *count, uint32_t *idx, size_t *json) {
+    if (!k) {
+        *count = *idx = 0;
+        *json = 0;
+        return;
+    }
+    const streamNodePiece *p = &n->pieces[k - 1];
+    *count = p->count;
+    *idx = p->idx;
+    *json = p->json + 1;
+}
 
-/* Takes n out of its segment's books (g's record changes: its live ranges
- * stop covering n's entries). Does not touch the stream's inline books. */
-static void segmentReleaseNode(streamSegment *g, streamNode *n) {
-    g->nodes[n->seg_slot] = NULL;
+/* The piece of n that g holds (g->nodes names n only for it). */
+static const streamNodePiece *pieceIn(const streamNode *n, const streamSegment *g, uint32_t *k) {
+    for (uint32_t i = 0; i < n->npieces; i++) {
+        if (n->pieces[i].seg != g) continue;
+        if (k) *k = i;
+        return &n->pieces[i];
+    }
+    serverPanic("a segment names a node that has no piece in it");
+}
+
+/* Takes piece k of n out of its segment's books (the segment's record
+ * changes: its live ranges stop covering those entries). Leaves n's own
+ * list of pieces and the stream's inline books as they are. */
+static streamSegment *segmentReleasePiece(streamNode *n, uint32_t k) {
+    streamNodePiece *p = &n->pieces[k];
+    streamSegment *g = p->seg;
+    uint32_t c0, i0;
+    size_t j0;
+    pieceStart(n, k, &c0, &i0, &j0);
+    g->nodes[p->slot] = NULL;
     while (g->head_dead < g->nnodes && !g->nodes[g->head_dead]) g->head_dead++;
     g->nlive--;
-    g->live -= n->seg_count;
-    g->live_bytes -= n->seg_json;
+    g->live -= p->count - c0;
+    g->live_bytes -= p->json - j0;
     sdsfree(g->json);
     g->json = NULL;
     streamManifestSegmentChanged(g);
-    n->seg = NULL;
-    n->seg_count = n->seg_idx = 0;
-    n->seg_json = 0;
+    return g;
+}
+
+/* Takes n's first `upto` pieces out of their segments, dropping a segment
+ * left empty (died: their entries are gone, not moved). The pieces after
+ * them keep their places in n->pieces, from index `keep_first` on (the
+ * caller puts a piece covering the released ones before them). */
+static void nodeReleasePieces(stream *s, streamNode *n, uint32_t upto, uint32_t keep_first, int died) {
+    streamSegment *emptied[8], **dropped = upto <= 8 ? emptied : zmalloc(sizeof(*dropped) * upto);
+    uint32_t ndropped = 0;
+    for (uint32_t k = 0; k < upto; k++) {
+        streamSegment *g = segmentReleasePiece(n, k);
+        if (died) g->died_ms = server.mstime_cache; /* a move to a new segment is not a death */
+        if (g->nlive == 0) dropped[ndropped++] = g;
+    }
+    memmove(n->pieces + keep_first, n->pieces + upto, (n->npieces - upto) * sizeof(*n->pieces));
+    n->npieces = n->npieces - upto + keep_first;
+    if (!n->npieces) {
+        zfree(n->pieces);
+        n->pieces = NULL;
+        n->seg_count = n->seg_idx = 0;
+        n->seg_json = 0;
+    }
+    for (uint32_t i = 0; i < ndropped; i++) streamDropSegment(s, dropped[i]);
+    if (dropped != emptied) zfree(dropped);
 }
 
 /* The node's entries are about to change (or go): they are no longer what
- * its segment holds, so they go back inline. */
+ * its segments hold, so they go back inline. */
 static void nodeLeaveSegment(streamNode *n) {
-    streamSegment *g = n->seg;
-    if (!g) return;
-    stream *s = g->owner;
+    if (!n->npieces) return;
+    stream *s = n->pieces[0].seg->owner;
     size_t before = nodeInlineBytes(n);
-    segmentReleaseNode(g, n);
-    g->died_ms = server.mstime_cache; /* entries died (a move to a new segment is not a death) */
+    nodeReleasePieces(s, n, n->npieces, 0, 1);
     s->inline_bytes += sdslen(n->json) - before;
     idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* (a partial node is there already) */
-    if (g->nlive == 0) streamDropSegment(s, g);
     streamMaybeWantSeal(s);
 }
 
@@ -295,6 +341,7 @@ static void nodeFree(void *ptr) {
     streamNode *n = ptr;
     streamNodesFreed++;
     docTextFree(n->json, n->json_pin);
+    zfree(n->pieces);
     zfree(n->idx);
     zfree(n->master_fields);
     zfree(n);
@@ -394,8 +441,14 @@ static void nodeLastEntryID(const streamNode *n, streamID *id) {
 
 static void nodeFirstEntryID(const streamNode *n, streamID *id) { nodeParseRecord(n, 0, id, NULL, NULL); }
 
-static void nodeSealedLastID(const streamNode *n, streamID *id) {
-    nodeParseRecord(n, nodeRecordBefore(n, n->seg_idx), id, NULL, NULL);
+/* The first and the last entry of the piece of n that g holds. */
+static void pieceRange(const streamNode *n, const streamSegment *g, streamID *first, streamID *last) {
+    uint32_t k, c0, i0;
+    size_t j0;
+    const streamNodePiece *p = pieceIn(n, g, &k);
+    pieceStart(n, k, &c0, &i0, &j0);
+    if (first) nodeParseRecord(n, i0, first, NULL, NULL);
+    if (last) nodeParseRecord(n, nodeRecordBefore(n, p->idx), last, NULL, NULL);
 }
 
 /* Removes `entries` consecutive entries: their records [rfrom, rto) and
@@ -632,7 +685,8 @@ static streamNode *nodeDup(const streamNode *src) {
     *n = *src;
     n->json = sdsdup(src->json);
     n->json_pin = 0;
-    n->seg = NULL; /* a copy writes its own segments */
+    n->pieces = NULL; /* a copy writes its own segments */
+    n->npieces = 0;
     n->seg_count = n->seg_idx = 0;
     n->seg_json = 0;
     n->idx = NULL;
@@ -861,7 +915,7 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     n->lp_entries += (uint32_t)lp;
     s->inline_bytes += nodeInlineBytes(n) - before;
     if (!server.loading) streamAppendedBytes += sdslen(n->json) - jbefore;
-    if (n->seg && n->count == n->seg_count + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
+    if (n->npieces && n->count == n->seg_count + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
 
     s->length++;
     /* entries_added is a long long in every reply and XSETID: it stops at
@@ -2808,8 +2862,8 @@ static sds segmentCatRecord(sds out, const streamSegment *g) {
         uint32_t j = i;
         while (j + 1 < g->nnodes && g->nodes[j + 1]) j++;
         streamID from, to;
-        nodeFirstEntryID(g->nodes[i], &from);
-        nodeSealedLastID(g->nodes[j], &to);
+        pieceRange(g->nodes[i], g, &from, NULL);
+        pieceRange(g->nodes[j], g, NULL, &to);
         if (!first) out = sdscatlen(out, ",", 1);
         out = sdscatlen(out, "[", 1);
         out = jsonCatStreamID(out, &from);
@@ -2961,34 +3015,43 @@ static int segmentWantsRewrite(const streamSegment *g, size_t max_bytes, int fan
     return merging && segmentMergeable(g, max_bytes, fanout, now_ms);
 }
 
-static void planAdd(streamSealPlan *p, uint32_t *alloc, streamNode *n) {
+/* Adds n's entries after `start` (0: from its first) up to count (idx,
+ * json bytes of them) to the plan. */
+static void planAdd(streamSealPlan *p, uint32_t *alloc, const streamNode *n, uint32_t start, uint32_t count,
+                    uint32_t idx, size_t json) {
     if (p->nnodes == *alloc) {
         *alloc = *alloc ? *alloc * 2 : 64;
         p->masters = zrealloc(p->masters, *alloc * sizeof(*p->masters));
         p->gens = zrealloc(p->gens, *alloc * sizeof(*p->gens));
+        p->starts = zrealloc(p->starts, *alloc * sizeof(*p->starts));
         p->counts = zrealloc(p->counts, *alloc * sizeof(*p->counts));
         p->idxs = zrealloc(p->idxs, *alloc * sizeof(*p->idxs));
         p->jsons = zrealloc(p->jsons, *alloc * sizeof(*p->jsons));
     }
     p->masters[p->nnodes] = n->master_id;
     p->gens[p->nnodes] = n->gen;
-    p->counts[p->nnodes] = n->count;
-    p->idxs[p->nnodes] = n->idx_used;
-    p->jsons[p->nnodes] = sdslen(n->json);
+    p->starts[p->nnodes] = start;
+    p->counts[p->nnodes] = count;
+    p->idxs[p->nnodes] = idx;
+    p->jsons[p->nnodes] = json;
     p->nnodes++;
-    p->count += n->count;
+    p->count += count - start;
 }
 
-/* Whether a node with inline entries may be sealed now: not while it is
- * being consumed. A partly sealed node is sealed whole (its prefix is
- * written again, into the new segment): the tail only once its suffix is
- * at least as big as its prefix, so that a node's entries are written
- * into segments at most about twice, not once per seal while appends go
- * on; any other node once it stopped being the tail. */
-static int nodeSealableInline(const streamNode *n, const streamNode *tail, long long now_ms) {
-    if (!n->count || (n->seg && n->count == n->seg_count)) return 0;
-    if (n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS) return 0;
-    return !(n->seg && n == tail) || nodeInlineBytes(n) >= n->seg_json;
+/* Whether a node's inline entries may be sealed now: not while it is
+ * being consumed. They are sealed as one more piece of the node (the
+ * tail's too: later appends stay inline until the next seal), so an
+ * entry is written into a new segment once. */
+static int nodeSealableInline(const streamNode *n, long long now_ms) {
+    if (!n->count || n->count == n->seg_count) return 0;
+    return !(n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS);
+}
+
+/* Whether one of n's pieces is in a segment this rewrite empties. */
+static int nodeWantsRewrite(const streamNode *n, size_t max_bytes, int fanout, int merging, long long now_ms) {
+    for (uint32_t k = 0; k < n->npieces; k++)
+        if (segmentWantsRewrite(n->pieces[k].seg, max_bytes, fanout, merging, now_ms)) return 1;
+    return 0;
 }
 
 size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t max_bytes, int fanout,
@@ -2996,19 +3059,15 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
     memset(plan, 0, sizeof(*plan));
     *text = NULL;
     if (fanout < 2) fanout = 2;
-    streamNode *tail = NULL;
-    idtreeLast(&s->nodes, NULL, (void **)&tail);
 
     /* What could go in: sealable inline bytes, and segments to rewrite
-     * (small ones only when there are a few to merge). The tail's entries
-     * count: they are sealed as a prefix of the node, later appends stay
-     * inline. */
+     * (small ones only when there are a few to merge). */
     size_t inline_ok = 0, waiting = 0;
     idtreeIter it;
     for (idtreeSeek(&it, &s->inline_nodes, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
-        if (nodeSealableInline(n, tail, now_ms)) inline_ok += nodeInlineBytes(n) + 1;
+        if (nodeSealableInline(n, now_ms)) inline_ok += nodeInlineBytes(n) + 1;
         else waiting += nodeInlineBytes(n) + 1;
     }
     /* Small segments are merged once they add up to a merged one's size
@@ -3036,36 +3095,50 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
 
     /* Nodes in ID order, until the segment is full (their texts are copied
      * once, into the segment, after the header that needs their range).
-     * A node goes in whole: a partly sealed one moves out of the segment
-     * that holds its prefix. New entries are found among the inline nodes
-     * only (not a backlog's every node); a rewrite leaves the partly
-     * sealed nodes that the other lane seals. */
+     * The new-entries lane takes each node's inline entries (found among
+     * the inline nodes only, not a backlog's every node) as one more piece
+     * of it; a rewrite takes a node's sealed entries, all its pieces, as
+     * one piece. */
     uint32_t alloc = 0;
     size_t bytes = 0;
-    streamNode **picked = NULL;
+    const char **texts = NULL;
+    size_t *text_lens = NULL;
     const idtree *from = lane == STREAM_SEAL_NEW ? &s->inline_nodes : &s->nodes;
     for (idtreeSeek(&it, from, IDTREE_SEEK_FIRST, NULL); idtreeIterValid(&it); idtreeIterNext(&it)) {
         streamNode *n = idtreeIterVal(&it);
         if (!n->count) continue;
-        int inline_ok_node = nodeSealableInline(n, tail, now_ms);
+        uint32_t start = 0, count, idx;
+        size_t off = 0, json;
         if (lane == STREAM_SEAL_NEW) {
-            if (!inline_ok_node) continue;
-        } else if (!n->seg || inline_ok_node ||
-                   !segmentWantsRewrite(n->seg, max_bytes, fanout, merging, now_ms)) {
-            continue;
+            if (!nodeSealableInline(n, now_ms)) continue;
+            start = n->seg_count;
+            off = nodeInlineOffset(n);
+            count = n->count;
+            idx = n->idx_used;
+            json = sdslen(n->json);
+        } else {
+            if (!n->npieces || !nodeWantsRewrite(n, max_bytes, fanout, merging, now_ms)) continue;
+            count = n->seg_count;
+            idx = n->seg_idx;
+            json = n->seg_json;
         }
-        if (plan->nnodes && bytes + sdslen(n->json) + 1 > max_bytes) break;
-        if (!plan->nnodes) nodeFirstEntryID(n, &plan->first_id);
-        bytes += sdslen(n->json) + 1;
-        nodeLastEntryID(n, &plan->last_id);
+        if (plan->nnodes && bytes + json - off + 1 > max_bytes) break;
+        if (!plan->nnodes) nodeParseRecord(n, start ? n->seg_idx : 0, &plan->first_id, NULL, NULL);
+        bytes += json - off + 1;
+        nodeParseRecord(n, nodeRecordBefore(n, idx), &plan->last_id, NULL, NULL);
         uint32_t before = alloc;
-        planAdd(plan, &alloc, n);
-        if (alloc != before) picked = zrealloc(picked, alloc * sizeof(*picked));
-        picked[plan->nnodes - 1] = n;
+        planAdd(plan, &alloc, n, start, count, idx, json);
+        if (alloc != before) {
+            texts = zrealloc(texts, alloc * sizeof(*texts));
+            text_lens = zrealloc(text_lens, alloc * sizeof(*text_lens));
+        }
+        texts[plan->nnodes - 1] = n->json + off;
+        text_lens[plan->nnodes - 1] = json - off;
     }
     if (plan->nnodes == 0) {
         int later = plan->later;
-        zfree(picked);
+        zfree(texts);
+        zfree(text_lens);
         streamSealPlanFree(plan);
         plan->later = later;
         return 0;
@@ -3084,10 +3157,11 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
     t = sdscatlen(t, ",\"entries\":[", 12);
     for (uint32_t i = 0; i < plan->nnodes; i++) {
         if (i) t = sdscatlen(t, ",", 1);
-        t = sdscatlen(t, picked[i]->json, sdslen(picked[i]->json));
+        t = sdscatlen(t, texts[i], text_lens[i]);
     }
     t = sdscatlen(t, "]}\n", 3);
-    zfree(picked);
+    zfree(texts);
+    zfree(text_lens);
     *text = t;
     return sdslen(t);
 }
@@ -3095,6 +3169,7 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
 void streamSealPlanFree(streamSealPlan *plan) {
     zfree(plan->masters);
     zfree(plan->gens);
+    zfree(plan->starts);
     zfree(plan->counts);
     zfree(plan->idxs);
     zfree(plan->jsons);
@@ -3111,27 +3186,53 @@ static streamSegment *segmentNew(stream *s, const char *name, size_t namelen, ui
     return g;
 }
 
-/* Adds a slot to g: n (or a gap, NULL) whose first count entries, idx
- * bytes of index and json bytes of text, are g's. */
-static void segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n, uint32_t count, uint32_t idx,
-                           size_t json) {
+/* Adds a slot to g: n's piece (see nodeAddPiece), or a gap (NULL). */
+static uint32_t segmentAddSlot(streamSegment *g, uint32_t *alloc, streamNode *n) {
     if (g->nnodes == *alloc) {
         *alloc = *alloc ? *alloc * 2 : 16;
         g->nodes = zrealloc(g->nodes, *alloc * sizeof(*g->nodes));
     }
     g->nodes[g->nnodes] = n;
     if (!n && g->head_dead == g->nnodes) g->head_dead++;
-    if (n) {
-        n->seg = g;
-        n->seg_slot = g->nnodes;
+    return g->nnodes++;
+}
+
+/* Makes n's entries up to count (idx, json bytes of them) a piece held
+ * by g: after its sealed entries if there are `start` of them, or (start
+ * 0) in place of its first pieces, those that end by count -- a node
+ * sealed for the first time, or moved out of segments being rewritten.
+ * 0 if n's pieces changed since that was planned so that it no longer
+ * fits (another seal covers those entries already): n is left as it is. */
+static int nodeAddPiece(stream *s, streamNode *n, streamSegment *g, uint32_t *alloc, uint32_t start,
+                        uint32_t count, uint32_t idx, size_t json) {
+    uint32_t upto = 0;
+    if (start) {
+        if (n->seg_count != start) return 0;
+    } else {
+        while (upto < n->npieces && n->pieces[upto].count <= count) upto++;
+        if (upto < n->npieces && (!upto || n->pieces[upto - 1].count != count)) return 0;
+    }
+    size_t before = nodeInlineBytes(n);
+    size_t j0 = start ? n->seg_json + 1 : 0;
+    int last = start || upto == n->npieces; /* the new piece ends the sealed entries */
+    if (!start && upto) nodeReleasePieces(s, n, upto, 1, 0); /* moved, not dead: a slot stays at 0 */
+    else n->pieces = zrealloc(n->pieces, (n->npieces + 1) * sizeof(*n->pieces));
+    uint32_t at = start ? n->npieces : 0;
+    if (!start && !upto) memmove(n->pieces + 1, n->pieces, n->npieces * sizeof(*n->pieces));
+    if (start || !upto) n->npieces++;
+    n->pieces[at] = (streamNodePiece){g, segmentAddSlot(g, alloc, n), count, idx, json};
+    if (last) {
         n->seg_count = count;
         n->seg_idx = idx;
         n->seg_json = json;
-        g->nlive++;
-        g->live += count;
-        g->live_bytes += json;
     }
-    g->nnodes++;
+    g->nlive++;
+    g->live += count - start;
+    g->live_bytes += json - j0;
+    s->inline_bytes -= before - nodeInlineBytes(n);
+    if (n->count == n->seg_count) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
+    else idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* its inline entries stay in the root */
+    return 1;
 }
 
 static void streamAddSegment(stream *s, streamSegment *g) {
@@ -3150,26 +3251,16 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
     uint32_t alloc = 0;
     for (uint32_t i = 0; i < plan->nnodes; i++) {
         /* Removals since the plan void it (gen); appends do not: the
-         * segment holds the node's first counts[i] entries, as planned. */
+         * segment holds the node's entries as planned. So does a seal of
+         * the other lane that landed meanwhile, unless it took the same
+         * entries (the new-entries lane sealing what a rewrite planned
+         * as the node's inline entries, or the other way round): those
+         * stay where they are, and this slot is a gap. */
         streamNode *n = idtreeFind(&s->nodes, &plan->masters[i]);
         if (n && (n->gen != plan->gens[i] || n->count < plan->counts[i])) n = NULL;
-        /* Sealed meanwhile by the other lane with more of its entries
-         * (the tail node, planned here as a prefix while the new lane
-         * sealed it whole): that segment covers more; leave it there. */
-        if (n && n->seg && n->seg_count > plan->counts[i]) n = NULL;
-        size_t before = n ? nodeInlineBytes(n) : 0;
-        if (n && n->seg) {
-            /* Moved from the segment being rewritten, or a partly sealed
-             * node sealed whole: its prefix is never inline meanwhile. */
-            streamSegment *old = n->seg;
-            segmentReleaseNode(old, n);
-            if (old->nlive == 0) streamDropSegment(s, old);
-        }
-        segmentAddSlot(g, &alloc, n, n ? plan->counts[i] : 0, n ? plan->idxs[i] : 0, n ? plan->jsons[i] : 0);
-        if (!n) continue;
-        s->inline_bytes -= before - nodeInlineBytes(n);
-        if (n->count == n->seg_count) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
-        else idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* its suffix stays in the root */
+        if (n && !nodeAddPiece(s, n, g, &alloc, plan->starts[i], plan->counts[i], plan->idxs[i], plan->jsons[i]))
+            n = NULL;
+        if (!n) segmentAddSlot(g, &alloc, NULL);
     }
     uint32_t sealed = g->nlive;
     if (!sealed) {
@@ -3183,13 +3274,7 @@ uint32_t streamAttachSegment(stream *s, const streamSealPlan *plan, const char *
 void streamUnsealAll(stream *s) {
     while (s->nsegs) {
         streamSegment *g = s->segs[0];
-        for (uint32_t i = 0; i < g->nnodes; i++) {
-            streamNode *n = g->nodes[i];
-            if (!n) continue;
-            int last = g->nlive == 1;
-            nodeLeaveSegment(n); /* the last one frees g */
-            if (last) break;
-        }
+        nodeLeaveSegment(g->nodes[g->head_dead]); /* the last piece it holds frees it */
     }
 }
 
@@ -3493,8 +3578,8 @@ static loadSource *sourceHeapPop(loadSource **h, size_t *n) {
 /* Appends every entry: the root's and the segments' live ones, merged in
  * ID order. A node never mixes sources, so that the nodes made from a
  * segment are sealed in it again, exactly as the root says (a node that
- * was sealed as a prefix comes back as two nodes: the prefix, sealed, and
- * the suffix, inline -- the next root is the same). */
+ * was sealed in pieces comes back as one node per piece, sealed, and one
+ * for its inline entries -- the next root is the same). */
 static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *segments, const cJSON *manifests,
                                 const streamID *last_id, sds *err) {
     streamLoadRecords recs;
@@ -3565,10 +3650,8 @@ static int streamLoadAllEntries(stream *s, const cJSON *entries, const cJSON *se
         loadSource *ms = made[m].src;
         if (!ms->seg) continue;
         streamNode *n = made[m].node;
-        if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL, 0, 0, 0);
-        segmentAddSlot(ms->seg, &ms->slots_alloc, n, n->count, n->idx_used, sdslen(n->json));
-        s->inline_bytes -= sdslen(made[m].node->json);
-        idtreeRemove(&s->inline_nodes, &made[m].node->master_id, NULL);
+        if (made[m].gap) segmentAddSlot(ms->seg, &ms->slots_alloc, NULL);
+        nodeAddPiece(s, n, ms->seg, &ms->slots_alloc, 0, n->count, n->idx_used, sdslen(n->json));
     }
     for (i = 1; i < nsrc; i++) {
         streamSegment *g = src[i].seg;

@@ -27,6 +27,17 @@
  * "Node encoding" in t_stream.c). `deleted` remembers entries removed
  * since the node was created, because Redis's rule for starting a new
  * node counts them. */
+/* A run of a node's entries held by one segment: the entries after the
+ * node's previous piece (from its first entry for the first piece), up
+ * to these counts. A node has at most one piece per segment. */
+typedef struct streamNodePiece {
+    struct streamSegment *seg; /* the segment holding it */
+    uint32_t slot;          /* its slot in seg->nodes */
+    uint32_t count;         /* the node's entries up to its end */
+    uint32_t idx;           /* ... their bytes of idx */
+    size_t json;            /* ... their bytes of json (no comma after) */
+} streamNodePiece;
+
 typedef struct streamNode {
     streamID master_id;     /* first entry ever appended: the idtree key */
     streamID last_id;       /* last entry ever appended, deleted or not
@@ -48,15 +59,17 @@ typedef struct streamNode {
     unsigned char *master_fields; /* field names of the first entry, for
                                    * listpack's same-fields compression:
                                    * varint n, then n x (varint len, bytes) */
-    struct streamSegment *seg; /* the segment holding the node's first
-                                * seg_count entries (they are "sealed"),
-                                * NULL if every entry is written inline in
-                                * the root. Entries appended after them
-                                * (the tail's new ones) are inline: the
-                                * root writes only the node's unsealed
-                                * suffix */
-    uint32_t seg_slot;      /* its slot in seg->nodes */
-    uint32_t seg_count;     /* entries in seg (1..count) */
+    struct streamNodePiece *pieces; /* where its sealed entries are: its
+                                     * first seg_count entries, in pieces
+                                     * held by segments, in order; NULL if
+                                     * every entry is written inline in the
+                                     * root. Entries appended after them
+                                     * (the tail's new ones) are inline: the
+                                     * root writes only the node's unsealed
+                                     * suffix, and the next seal makes it
+                                     * one more piece */
+    uint32_t npieces;       /* pieces in pieces */
+    uint32_t seg_count;     /* entries sealed (0..count) */
     uint32_t seg_idx;       /* ... their bytes of idx */
     size_t seg_json;        /* ... their bytes of json (no comma after) */
     uint64_t gen;           /* changes with every removal of entries (a
@@ -81,8 +94,9 @@ typedef struct streamSegment {
     uint64_t count;        /* entries written into it */
     uint64_t bytes;        /* size of the segment object */
     uint32_t crc;          /* CRC-32 (zlib) of the segment object */
-    streamNode **nodes;    /* its nodes in ID order, NULL where a node left
-                            * or where its entries were already dead */
+    streamNode **nodes;    /* the nodes of its pieces in ID order, NULL
+                            * where a piece left or where its entries were
+                            * already dead */
     uint32_t nnodes;       /* slots in nodes */
     uint32_t nlive;        /* slots not NULL */
     uint64_t live;         /* entries still in it */
@@ -318,11 +332,15 @@ int streamGetKeys(struct redisCommand *cmd, sds *argv, int argc, int *keys_out, 
 typedef struct streamSealPlan {
     streamID *masters;     /* each node's master ID (its idtree key) */
     uint64_t *gens;        /* ... and gen when planned */
-    uint32_t *counts;      /* ... its entries then */
+    uint32_t *starts;      /* ... its entries sealed then, after which the
+                            * piece starts (new entries); 0: the piece
+                            * replaces those (a rewrite, or a node not
+                            * sealed yet) */
+    uint32_t *counts;      /* ... its entries up to the piece's end */
     uint32_t *idxs;        /* ... their bytes of idx */
     size_t *jsons;         /* ... their bytes of json */
     uint32_t nnodes;       /* nodes in the plan */
-    uint64_t count;        /* their entries */
+    uint64_t count;        /* entries in their pieces */
     streamID first_id;     /* first of them */
     streamID last_id;      /* last of them */
     uint32_t merged;       /* segments the plan empties (compaction) */
@@ -332,11 +350,12 @@ typedef struct streamSealPlan {
 } streamSealPlan;
 
 /* Plans the next segment of s in a lane: STREAM_SEAL_NEW, sealable
- * inline entries (the tail node's too, as a prefix; not a node being
- * consumed right now) when there are at least seal_bytes of them;
- * STREAM_SEAL_REWRITE, the nodes of segments worth rewriting: mostly
- * dead, or (with merge) the small ones -- under max_bytes / fanout --
- * once they add up to that. Up to max_bytes. Returns the segment's bytes
+ * inline entries (each node's as one more piece of it, the tail's too;
+ * not a node being consumed right now) when there are at least
+ * seal_bytes of them; STREAM_SEAL_REWRITE, the sealed entries of the
+ * nodes with a piece in a segment worth rewriting: mostly dead, or (with
+ * merge) the small ones -- under max_bytes / fanout -- once they add up
+ * to that; each such node's pieces become one. Up to max_bytes. Returns the segment's bytes
  * (text made in *text, entries in order) or 0 if there is nothing to do;
  * plan->later says whether s has (or will soon have) work in either lane. */
 size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, size_t max_bytes, int fanout,

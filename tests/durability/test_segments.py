@@ -27,8 +27,9 @@ times in a few seconds:
      manifest's records: casq refuses to start, names the segment and the
      problem, and writes nothing.
   0. threshold: the seal threshold follows the appends per commit.
-     partial: a tail node sealed as a prefix, only its suffix in the
-     root; a restart re-seals it exactly.
+     partial: a tail node sealed piece by piece (each seal writes only its
+     new entries), only its unsealed suffix in the root; a restart
+     re-seals it exactly.
   5. format 1: a format 1 document (as an earlier casq wrote it) loads;
      the first commits write format 2 and seal it into segments; the
      export before and after is the same logical state.
@@ -415,8 +416,9 @@ def root_stream(datadir, key):
 
 
 def partial_phase():
-    """A tail node is sealed as a prefix: the root writes only the entries
-    appended after the seal, while one node holds both; a restart names
+    """A tail node is sealed piece by piece: the root writes only the
+    entries appended after the last seal, while one node holds them all,
+    and the next seal writes only those; a restart names
     the same segments, live ranges and inline entries (it re-seals
     exactly); appends and an XDEL inside the sealed prefix go on right."""
     d = tempfile.mkdtemp(prefix="casq-partial-")
@@ -445,6 +447,29 @@ def partial_phase():
           f"{len(ids)} entries inline")
     merged = document_streams(load_document(os.path.join(d, "queue.json")))[key]
     check([e[0].encode() for e in merged["entries"]] == ids, "partial: root + segment hold every entry once")
+    # Enough new entries for another seal: the node's next piece, in a new
+    # segment holding only them (an entry is written into a new segment
+    # once, not again with the node's older ones).
+    first_seg = {rec["name"] for rec in st["segments"]}
+    for i in range(40):
+        f = {b"k": b"z" * 100 + b"%d" % i}
+        expect.append((r.xadd(key, f), f))
+    ids = [i for i, _ in expect]
+    wait_for(lambda: info_int(r, "segments") > 1 and info_int(r, "segments_seal_in_progress") == 0, 10)
+    r.xadd(b"other", {b"o": b"0"})  # a commit after the seal landed
+    st = root_stream(d, key)
+    read = segment_reader(d)
+    held = []
+    for rec in st.get("segments", []):
+        held += [e[0].encode() for e in json.loads(read(rec["name"]))["entries"]]
+    inline = [e[0].encode() for e in st["entries"]]
+    new_segs = [rec["name"] for rec in st.get("segments", []) if rec["name"] not in first_seg]
+    named = {rec["name"] for rec in st.get("segments", [])}
+    check(r.xinfo_stream(key)["radix-tree-keys"] == 1 and first_seg <= named and len(new_segs) == 1 and
+          held + inline == ids,
+          "partial: the node's next seal writes only its new entries, each entry in one place",
+          f"first segment still named: {first_seg <= named}, {len(new_segs)} new segments; segments hold {len(held)} entries ({len(set(held))} distinct), "
+          f"{len(inline)} inline, {len(ids)} appended")
     r.close()
     casq.stop()
     before = root_stream(d, key)

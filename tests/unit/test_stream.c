@@ -735,34 +735,55 @@ static size_t tsPlan(stream *s, int lane, const char *name, streamSealPlan *plan
     return bytes;
 }
 
-/* A merge planned while the tail node's prefix was in one of the merged
- * segments, and the new-entries lane sealing the whole tail before the
- * merge lands: the merge must not take the node back with fewer entries
- * (its suffix was then in no segment and not in the root: lost at the
- * next load). */
-static void testStreamSealLanes(void) {
+/* Seals of the two lanes landing in either order while the tail node is
+ * sealed piece by piece: a rewrite (the small segments merged) planned
+ * while the tail had two pieces, and a seal of the tail's new entries as
+ * a third piece landing before or after it. No entry may be in no
+ * segment and not in the root either (lost at the next load: stop 20
+ * found such a loss with whole-node seals), and none written twice. */
+static void tsSealLanes(int rewrite_first) {
     stream *s = streamNew();
     uint64_t next = 1;
     streamSealPlan a, b, c, d;
     tsAppendN(s, 120, &next); /* a full node, and a tail of 20 */
-    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "a", &a) > 0);
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "a", &a) > 0 && a.nnodes == 2);
     TS_ASSERT(streamAttachSegment(s, &a, "a", 1000, 1) == 2);
-    tsAppendN(s, 30, &next); /* the tail's suffix outweighs its prefix */
-    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "b", &b) > 0 && b.nnodes == 1);
+    tsAppendN(s, 30, &next);
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "b", &b) > 0 && b.nnodes == 1 && b.count == 30); /* only the new 30 */
     TS_ASSERT(streamAttachSegment(s, &b, "b", 1000, 2) == 1);
-    tsAppendN(s, 10, &next); /* a suffix too small to seal the tail again */
-    TS_ASSERT(tsPlan(s, STREAM_SEAL_REWRITE, "c", &c) > 0 && c.nnodes == 2);
+    streamNode *tail = NULL;
+    idtreeLast(&s->nodes, NULL, (void **)&tail);
+    TS_ASSERT(tail->npieces == 2 && tail->seg_count == 50);
+    tsAppendN(s, 10, &next);
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_REWRITE, "c", &c) > 0 && c.nnodes == 2 && c.count == 150); /* sealed ones only */
     tsAppendN(s, 40, &next);
-    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "d", &d) > 0 && d.nnodes == 1);
-    TS_ASSERT(streamAttachSegment(s, &d, "d", 1000, 3) == 1); /* the whole tail, 100 entries */
-    TS_ASSERT(streamAttachSegment(s, &c, "c", 1000, 4) == 1); /* the full node only */
-    TS_ASSERT(s->length == 200);
+    TS_ASSERT(tsPlan(s, STREAM_SEAL_NEW, "d", &d) > 0 && d.nnodes == 1 && d.count == 50);
+    if (rewrite_first) {
+        TS_ASSERT(streamAttachSegment(s, &c, "c", 1000, 4) == 2);
+        TS_ASSERT(streamAttachSegment(s, &d, "d", 1000, 3) == 1);
+    } else {
+        TS_ASSERT(streamAttachSegment(s, &d, "d", 1000, 3) == 1);
+        TS_ASSERT(streamAttachSegment(s, &c, "c", 1000, 4) == 2);
+    }
+    /* The tail: its first 50 entries moved into c, the next 50 in d. */
+    TS_ASSERT(tail->npieces == 2 && tail->seg_count == 100 && tail->pieces[0].count == 50);
+    TS_ASSERT(s->nsegs == 2); /* a and b emptied, dropped */
+    TS_ASSERT(s->length == 200 && s->inline_bytes == 0);
     TS_ASSERT(tsRootCovers(s) == s->length);
+    /* A removal takes the node out of every segment holding a piece. */
+    streamID id = {150, 0};
+    TS_ASSERT(streamDeleteItem(s, &id) == 1);
+    TS_ASSERT(tail->npieces == 0 && s->nsegs == 1 && tsRootCovers(s) == s->length);
     streamSealPlanFree(&a);
     streamSealPlanFree(&b);
     streamSealPlanFree(&c);
     streamSealPlanFree(&d);
     freeStream(s);
+}
+
+static void testStreamSealLanes(void) {
+    tsSealLanes(1);
+    tsSealLanes(0);
 }
 
 int test_stream(void) {
