@@ -404,7 +404,7 @@ static void commitSegmentsFetched(void *priv, const char *missing, const char *e
         /* Deleted after a newer root stopped naming it? Read the root
          * again before giving up. */
         cs->seg_rereads++;
-        serverLog(LL_NOTICE, "Segment %s named by %s is missing; reading the root again", missing,
+        serverLog(LL_NOTICE, "The %s named by %s is missing; reading the root again", missing,
                   server.store->location);
         sdsfree(root);
         sdsfree(version);
@@ -413,8 +413,8 @@ static void commitSegmentsFetched(void *priv, const char *missing, const char *e
     }
     sds problem = NULL;
     if (missing)
-        problem = sdscatprintf(sdsempty(), "segment %s, named by the document, is missing from the store (%s)",
-                               missing, server.store->location);
+        problem = sdscatprintf(sdsempty(), "%s, named by the document, is missing from the store (%s)", missing,
+                               server.store->location);
     else if (err)
         problem = sdsnew(err);
     commitLoadFinish(cs, STORE_OK, root, sdslen(root), version, NULL, problem);

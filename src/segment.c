@@ -127,7 +127,8 @@ typedef struct segmentState {
     list *fetch_manifests;      /* fetchManifest*: manifests whose segments
                                  * are fetched once they are here */
     unsigned long fetch_inflight; /* gets in flight */
-    sds fetch_missing;          /* first segment found missing */
+    sds fetch_missing;          /* first object found missing: "segment NAME"
+                                 * or "manifest NAME" */
     sds fetch_err;              /* first failure */
     segmentsFetchCallback *fetch_cb; /* where the result goes */
     void *fetch_priv;           /* ... and its argument */
@@ -840,6 +841,14 @@ static void fetchFinish(segmentState *ss) {
     sdsfree(err);
 }
 
+/* What a fetched object is, for messages: the first round fetches the
+ * root's manifests beside its segments. */
+static const char *fetchKind(segmentState *ss, const char *name) {
+    for (listNode *ln = listFirst(ss->fetch_manifests); ln; ln = ln->next)
+        if (!strcmp(((fetchManifest *)ln->value)->name, name)) return "manifest";
+    return "segment";
+}
+
 static void fetchGot(void *priv, storeStatus status, const char *data, size_t len, const char *err) {
     segmentState *ss = S();
     sds name = priv;
@@ -849,9 +858,10 @@ static void fetchGot(void *priv, storeStatus status, const char *data, size_t le
         ss->fetched_bytes += (long long)len;
         if (!dictFind(ss->cache, name)) dictAdd(ss->cache, sdsdup(name), segCachedNew(data, len));
     } else if (status == STORE_NOT_FOUND) {
-        if (!ss->fetch_missing) ss->fetch_missing = sdsdup(name);
+        if (!ss->fetch_missing) ss->fetch_missing = sdscatprintf(sdsempty(), "%s %s", fetchKind(ss, name), name);
     } else if (!ss->fetch_err) {
-        ss->fetch_err = sdscatprintf(sdsempty(), "cannot read segment %s: %s", name, err ? err : "storage error");
+        ss->fetch_err = sdscatprintf(sdsempty(), "cannot read %s %s: %s", fetchKind(ss, name), name,
+                                     err ? err : "storage error");
     }
     sdsfree(name);
     fetchNext(ss);

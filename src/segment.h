@@ -42,8 +42,9 @@ void segmentsLoaded(int broker);
 void segmentsSealBeforeStart(void);
 
 /* Fetches the segments the root in data[0..len) names (those not fetched
- * already), then calls cb: missing is the name of a segment the store does
- * not have, err a message for any failure (both NULL: all there). */
+ * already), then calls cb: missing says which object the store does not
+ * have ("segment NAME" or "manifest NAME"), err a message for any failure
+ * (both NULL: all there). */
 typedef void segmentsFetchCallback(void *priv, const char *missing, const char *err);
 void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void *priv);
 /* While a fetched root is decoded: a segment's bytes; 0 if not fetched. */

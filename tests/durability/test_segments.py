@@ -347,7 +347,7 @@ def damaged_phase(datadir):
 
     def missing_manifest(d):
         os.remove(os.path.join(d, "queue.json.segments", manifests[0]))
-        return manifests[0], "missing"
+        return "manifest " + manifests[0], "missing"  # named as what it is
 
     def corrupt_manifest(d):
         flip_byte(d, manifests[-1], b'"live":[', 12)
@@ -374,7 +374,7 @@ def damaged_phase(datadir):
         code, out = run_casq_expect_exit(PORT, d, *ARGS)
         after = identity(os.path.join(d, "queue.json"))
         check(code is not None and code != 0, f"damaged[{label}]: casq refuses to start", f"exit {code}")
-        check(name in out and problem in out, f"damaged[{label}]: the message names the segment and the problem",
+        check(name in out and problem in out, f"damaged[{label}]: the message names the object and the problem",
               (out.strip().splitlines() or ["?"])[-2:])
         check(before == after and files_before == segment_files(d), f"damaged[{label}]: nothing was written")
         print("#   " + ([l for l in out.splitlines() if "Fatal" in l] or ["?"])[0].split(" # ", 1)[-1], flush=True)
