@@ -623,7 +623,8 @@ size_t streamMemoryUsage(const stream *s) {
 }
 
 static size_t nodeAllocSize(const streamNode *n) {
-    return zmalloc_size((void *)n) + sdsAllocSize(n->json) + zmalloc_size(n->idx) + zmalloc_size(n->master_fields);
+    return zmalloc_size((void *)n) + sdsAllocSize(n->json) + zmalloc_size(n->idx) + zmalloc_size(n->master_fields) +
+           zmalloc_size(n->pieces);
 }
 
 /* MEMORY USAGE: Redis's objectComputeSize for streams, on casq's own
@@ -3215,11 +3216,14 @@ static int nodeAddPiece(stream *s, streamNode *n, streamSegment *g, uint32_t *al
     size_t before = nodeInlineBytes(n);
     size_t j0 = start ? n->seg_json + 1 : 0;
     int last = start || upto == n->npieces; /* the new piece ends the sealed entries */
-    if (!start && upto) nodeReleasePieces(s, n, upto, 1, 0); /* moved, not dead: a slot stays at 0 */
-    else n->pieces = zrealloc(n->pieces, (n->npieces + 1) * sizeof(*n->pieces));
-    uint32_t at = start ? n->npieces : 0;
-    if (!start && !upto) memmove(n->pieces + 1, n->pieces, n->npieces * sizeof(*n->pieces));
-    if (start || !upto) n->npieces++;
+    if (!start && upto) {
+        nodeReleasePieces(s, n, upto, 1, 0); /* moved, not dead: piece 0 is left for the new one */
+    } else {
+        /* After the others (a node not sealed yet has none). */
+        n->pieces = zrealloc(n->pieces, (n->npieces + 1) * sizeof(*n->pieces));
+        n->npieces++;
+    }
+    uint32_t at = start ? n->npieces - 1 : 0;
     n->pieces[at] = (streamNodePiece){g, segmentAddSlot(g, alloc, n), count, idx, json};
     if (last) {
         n->seg_count = count;
