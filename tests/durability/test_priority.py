@@ -298,11 +298,16 @@ def run_fair(node):
     check(seq == model_w, "weights 2:1 -> 3:1 at 60,000 -> 1:1 at 120,000: deliveries follow the schedule",
           f"{len(seq)} delivered")
     bad = []
+    # high_from[k]: high entries in seq[k:], counted once rather than per
+    # window (which rescanned the whole tail, ~10^7 steps).
+    high_from = [0] * (len(seq) + 1)
+    for k in range(len(seq) - 1, -1, -1):
+        high_from[k] = high_from[k + 1] + (cls_first[seq[k]] == 0)
     for lo, hi, ratio in ((0, 60000, (2, 1)), (60000, 120000, (3, 1)), (120000, 150000, (1, 1))):
         for w in range(lo, hi, WINDOW):
             win = seq[w:w + WINDOW]
             h = sum(1 for e in win if cls_first[e] == 0)
-            if sum(1 for e in seq[w:] if cls_first[e] == 0) == h:
+            if high_from[w] == h:
                 break  # the high class ends in this window
             if abs(h - WINDOW * ratio[0] / sum(ratio)) > 1:
                 bad.append((w, h))
