@@ -215,8 +215,11 @@ start_server {tags {"monitor"}} {
 # casq (design.md §4): a monitor line shows a command's arguments, so it is
 # released only once the change it describes is durable. The hidden
 # commit-debug-delay makes the commit slow enough to see it.
-start_server {tags {"monitor" "needs:casq"} casq_overrides {enable-debug-command yes commit-debug-delay 800}} {
+# The delay is set at run time: on the command line the server's start-up
+# commit would wait it out too, before the test could begin.
+start_server {tags {"monitor" "needs:casq"} casq_overrides {enable-debug-command yes}} {
     test {A monitor line waits for the commit of the change it shows} {
+        r config set commit-debug-delay 800
         set rd [redis_deferring_client]
         $rd monitor
         $rd read
