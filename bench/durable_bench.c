@@ -23,7 +23,8 @@
  *     job_p50_ms=... job_p99_ms=... errors=0
  *
  * job latency: from the XADD being sent to the XDEL of that job being
- * acknowledged (the whole life of a job). Each connection has its own
+ * acknowledged (the whole life of a job); "n/a" when no job pushed during
+ * the run was worked (workers busy with a -b backlog the whole time). Each connection has its own
  * thread and a synchronous hiredis context. Exit status 1 on errors. */
 #include <errno.h>
 #include <pthread.h>
@@ -281,8 +282,14 @@ int main(int argc, char **argv) {
         free(wa[i].lat.v);
     }
     qsort(all.v, all.n, sizeof(long long), cmpLL);
-    double p50 = all.n ? all.v[all.n / 2] / 1000.0 : 0, p99 = all.n ? all.v[(size_t)(all.n * 0.99)] / 1000.0 : 0;
-    printf("secs=%.2f jobs_per_sec=%.0f pushed=%lld done=%lld live_max=%lld job_p50_ms=%.2f job_p99_ms=%.2f "
+    /* No job pushed during the run was worked (the workers spent it in a
+     * backlog): no latency to show, which "0.00" would misstate. */
+    char p50[32] = "n/a", p99[32] = "n/a";
+    if (all.n) {
+        snprintf(p50, sizeof(p50), "%.2f", all.v[all.n / 2] / 1000.0);
+        snprintf(p99, sizeof(p99), "%.2f", all.v[(size_t)(all.n * 0.99)] / 1000.0);
+    }
+    printf("secs=%.2f jobs_per_sec=%.0f pushed=%lld done=%lld live_max=%lld job_p50_ms=%s job_p99_ms=%s "
            "errors=%lld\n",
            secs, (double)atomic_load(&done) / secs, atomic_load(&pushed), atomic_load(&done),
            atomic_load(&live_max), p50, p99, atomic_load(&errors));

@@ -94,9 +94,11 @@ alive() {
     unset "PID[$1]"
     exit 1
 }
-field() { grep -o "$1=[0-9.]*" | cut -d= -f2; } # field NAME < "a=1 b=2"
+field() { grep -o "$1=[0-9.na/]*" | cut -d= -f2; } # field NAME < "a=1 b=2" (a number, or n/a)
 info() { cli "$1" info persistence | tr -d '\r' | grep "^$2:" | cut -d: -f2; }
 
 # median of the arguments
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Values that are not numbers ("n/a": nothing measured) are left out; none: n/a.
+median() { printf '%s\n' "$@" | grep -E '^-?[0-9.]+$' | sort -g |
+    awk '{ v[NR] = $1 } END { if (!NR) print "n/a"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
