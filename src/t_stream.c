@@ -225,14 +225,22 @@ static void streamMaybeWantSeal(stream *s) {
         segmentStreamWantsSeal(s);
 }
 
+/* The node's sealed entries (its last piece ends them): how many, their
+ * bytes of idx and of json (no comma after). */
+static inline uint32_t nodeSealedCount(const streamNode *n) {
+    return n->npieces ? n->pieces[n->npieces - 1].count : 0;
+}
+static inline uint32_t nodeSealedIdx(const streamNode *n) { return n->npieces ? n->pieces[n->npieces - 1].idx : 0; }
+static inline size_t nodeSealedJson(const streamNode *n) { return n->npieces ? n->pieces[n->npieces - 1].json : 0; }
+
 /* Where the root's part of a node's entries starts in its text: after the
  * sealed prefix and the comma that follows it. */
-static inline size_t nodeInlineOffset(const streamNode *n) { return n->npieces ? n->seg_json + 1 : 0; }
+static inline size_t nodeInlineOffset(const streamNode *n) { return n->npieces ? nodeSealedJson(n) + 1 : 0; }
 
 /* JSON bytes of the node's entries that the root writes. */
 static inline size_t nodeInlineBytes(const streamNode *n) {
     if (!n->npieces) return sdslen(n->json);
-    return n->count > n->seg_count ? sdslen(n->json) - n->seg_json - 1 : 0;
+    return n->count > nodeSealedCount(n) ? sdslen(n->json) - nodeSealedJson(n) - 1 : 0;
 }
 
 /* Where piece k of n starts: the node's entries before it, their bytes
@@ -296,8 +304,6 @@ static void nodeReleasePieces(stream *s, streamNode *n, uint32_t upto, uint32_t 
     if (!n->npieces) {
         zfree(n->pieces);
         n->pieces = NULL;
-        n->seg_count = n->seg_idx = 0;
-        n->seg_json = 0;
     }
     for (uint32_t i = 0; i < ndropped; i++) streamDropSegment(s, dropped[i]);
     if (dropped != emptied) zfree(dropped);
@@ -688,8 +694,6 @@ static streamNode *nodeDup(const streamNode *src) {
     n->json_pin = 0;
     n->pieces = NULL; /* a copy writes its own segments */
     n->npieces = 0;
-    n->seg_count = n->seg_idx = 0;
-    n->seg_json = 0;
     n->idx = NULL;
     if (src->idx_alloc) {
         n->idx = zmalloc(src->idx_alloc);
@@ -916,7 +920,7 @@ static int streamAppendEntry(stream *s, sds *argv, int64_t numfields, streamID *
     n->lp_entries += (uint32_t)lp;
     s->inline_bytes += nodeInlineBytes(n) - before;
     if (!server.loading) streamAppendedBytes += sdslen(n->json) - jbefore;
-    if (n->npieces && n->count == n->seg_count + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
+    if (n->npieces && n->count == nodeSealedCount(n) + 1) idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL);
 
     s->length++;
     /* entries_added is a long long in every reply and XSETID: it stops at
@@ -3044,7 +3048,7 @@ static void planAdd(streamSealPlan *p, uint32_t *alloc, const streamNode *n, uin
  * tail's too: later appends stay inline until the next seal), so an
  * entry is written into a new segment once. */
 static int nodeSealableInline(const streamNode *n, long long now_ms) {
-    if (!n->count || n->count == n->seg_count) return 0;
+    if (!n->count || n->count == nodeSealedCount(n)) return 0;
     return !(n->deleted && now_ms - n->mod_ms < SEAL_QUIET_MS);
 }
 
@@ -3112,19 +3116,19 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
         size_t off = 0, json;
         if (lane == STREAM_SEAL_NEW) {
             if (!nodeSealableInline(n, now_ms)) continue;
-            start = n->seg_count;
+            start = nodeSealedCount(n);
             off = nodeInlineOffset(n);
             count = n->count;
             idx = n->idx_used;
             json = sdslen(n->json);
         } else {
             if (!n->npieces || !nodeWantsRewrite(n, max_bytes, fanout, merging, now_ms)) continue;
-            count = n->seg_count;
-            idx = n->seg_idx;
-            json = n->seg_json;
+            count = nodeSealedCount(n);
+            idx = nodeSealedIdx(n);
+            json = nodeSealedJson(n);
         }
         if (plan->nnodes && bytes + json - off + 1 > max_bytes) break;
-        if (!plan->nnodes) nodeParseRecord(n, start ? n->seg_idx : 0, &plan->first_id, NULL, NULL);
+        if (!plan->nnodes) nodeParseRecord(n, start ? nodeSealedIdx(n) : 0, &plan->first_id, NULL, NULL);
         bytes += json - off + 1;
         nodeParseRecord(n, nodeRecordBefore(n, idx), &plan->last_id, NULL, NULL);
         uint32_t before = alloc;
@@ -3208,14 +3212,13 @@ static int nodeAddPiece(stream *s, streamNode *n, streamSegment *g, uint32_t *al
                         uint32_t count, uint32_t idx, size_t json) {
     uint32_t upto = 0;
     if (start) {
-        if (n->seg_count != start) return 0;
+        if (nodeSealedCount(n) != start) return 0;
     } else {
         while (upto < n->npieces && n->pieces[upto].count <= count) upto++;
         if (upto < n->npieces && (!upto || n->pieces[upto - 1].count != count)) return 0;
     }
     size_t before = nodeInlineBytes(n);
-    size_t j0 = start ? n->seg_json + 1 : 0;
-    int last = start || upto == n->npieces; /* the new piece ends the sealed entries */
+    size_t j0 = start ? nodeSealedJson(n) + 1 : 0;
     if (!start && upto) {
         nodeReleasePieces(s, n, upto, 1, 0); /* moved, not dead: piece 0 is left for the new one */
     } else {
@@ -3225,16 +3228,11 @@ static int nodeAddPiece(stream *s, streamNode *n, streamSegment *g, uint32_t *al
     }
     uint32_t at = start ? n->npieces - 1 : 0;
     n->pieces[at] = (streamNodePiece){g, segmentAddSlot(g, alloc, n), count, idx, json};
-    if (last) {
-        n->seg_count = count;
-        n->seg_idx = idx;
-        n->seg_json = json;
-    }
     g->nlive++;
     g->live += count - start;
     g->live_bytes += json - j0;
     s->inline_bytes -= before - nodeInlineBytes(n);
-    if (n->count == n->seg_count) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
+    if (n->count == nodeSealedCount(n)) idtreeRemove(&s->inline_nodes, &n->master_id, NULL);
     else idtreeInsert(&s->inline_nodes, &n->master_id, n, NULL); /* its inline entries stay in the root */
     return 1;
 }

@@ -60,18 +60,16 @@ typedef struct streamNode {
                                    * listpack's same-fields compression:
                                    * varint n, then n x (varint len, bytes) */
     struct streamNodePiece *pieces; /* where its sealed entries are: its
-                                     * first seg_count entries, in pieces
-                                     * held by segments, in order; NULL if
-                                     * every entry is written inline in the
-                                     * root. Entries appended after them
-                                     * (the tail's new ones) are inline: the
-                                     * root writes only the node's unsealed
-                                     * suffix, and the next seal makes it
-                                     * one more piece */
+                                     * first entries, in pieces held by
+                                     * segments, in order (the last one's
+                                     * counts are the sealed entries');
+                                     * NULL if every entry is written inline
+                                     * in the root. Entries appended after
+                                     * them (the tail's new ones) are inline:
+                                     * the root writes only the node's
+                                     * unsealed suffix, and the next seal
+                                     * makes it one more piece */
     uint32_t npieces;       /* pieces in pieces */
-    uint32_t seg_count;     /* entries sealed (0..count) */
-    uint32_t seg_idx;       /* ... their bytes of idx */
-    size_t seg_json;        /* ... their bytes of json (no comma after) */
     uint64_t gen;           /* changes with every removal of entries (a
                              * seal planned on an older gen is void);
                              * appends leave the existing entries as they

@@ -753,7 +753,7 @@ static void tsSealLanes(int rewrite_first) {
     TS_ASSERT(streamAttachSegment(s, &b, "b", 1000, 2) == 1);
     streamNode *tail = NULL;
     idtreeLast(&s->nodes, NULL, (void **)&tail);
-    TS_ASSERT(tail->npieces == 2 && tail->seg_count == 50);
+    TS_ASSERT(tail->npieces == 2 && tail->pieces[1].count == 50);
     tsAppendN(s, 10, &next);
     TS_ASSERT(tsPlan(s, STREAM_SEAL_REWRITE, "c", &c) > 0 && c.nnodes == 2 && c.count == 150); /* sealed ones only */
     tsAppendN(s, 40, &next);
@@ -766,7 +766,7 @@ static void tsSealLanes(int rewrite_first) {
         TS_ASSERT(streamAttachSegment(s, &c, "c", 1000, 4) == 2);
     }
     /* The tail: its first 50 entries moved into c, the next 50 in d. */
-    TS_ASSERT(tail->npieces == 2 && tail->seg_count == 100 && tail->pieces[0].count == 50);
+    TS_ASSERT(tail->npieces == 2 && tail->pieces[1].count == 100 && tail->pieces[0].count == 50);
     TS_ASSERT(s->nsegs == 2); /* a and b emptied, dropped */
     TS_ASSERT(s->length == 200 && s->inline_bytes == 0);
     TS_ASSERT(tsRootCovers(s) == s->length);
