@@ -174,7 +174,15 @@ def main():
     r.close()
     for n in nodes:
         n.stop()
-    shutil.rmtree(datadir, ignore_errors=True)
+    if lost:
+        # Kept for diagnosis (the nodes' logs, the root, the segments); the
+        # logs' ends go into the test output, which CI keeps.
+        print(f"# kept {datadir} for diagnosis", flush=True)
+        for n in nodes:
+            tail = open(n.log, "rb").read().decode("utf-8", "replace").splitlines()[-40:]
+            print("\n".join(f"# {os.path.basename(n.log)}: {line}" for line in tail), flush=True)
+    else:
+        shutil.rmtree(datadir, ignore_errors=True)
     finish()
 
 
