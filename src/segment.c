@@ -856,7 +856,7 @@ static void fetchGot(void *priv, storeStatus status, const char *data, size_t le
     if (status == STORE_OK) {
         ss->fetched++;
         ss->fetched_bytes += (long long)len;
-        if (!dictFind(ss->cache, name)) dictAdd(ss->cache, sdsdup(name), segCachedNew(data, len));
+        segmentSourceAdd(name, data, len);
     } else if (status == STORE_NOT_FOUND) {
         if (!ss->fetch_missing) ss->fetch_missing = sdscatprintf(sdsempty(), "%s %s", fetchKind(ss, name), name);
     } else if (!ss->fetch_err) {
@@ -913,6 +913,14 @@ void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void
     }
     /* Never call back from inside the call. */
     event_base_once(server.el, -1, EV_TIMEOUT, fetchStartTimer, NULL, NULL);
+}
+
+void segmentSourceAdd(const char *name, const char *data, size_t len) {
+    segmentState *ss = S();
+    if (!ss) return;
+    sds key = sdsnew(name);
+    if (dictFind(ss->cache, key)) sdsfree(key);
+    else dictAdd(ss->cache, key, segCachedNew(data, len));
 }
 
 int segmentSourceGet(const char *name, const char **data, size_t *len) {

@@ -49,6 +49,9 @@ typedef void segmentsFetchCallback(void *priv, const char *missing, const char *
 void segmentsFetch(const char *data, size_t len, segmentsFetchCallback *cb, void *priv);
 /* While a fetched root is decoded: a segment's bytes; 0 if not fetched. */
 int segmentSourceGet(const char *name, const char **data, size_t *len);
+/* Makes an object's text readable by segmentSourceGet, as a fetch does
+ * (the unit tests hand a state's segments to the loader this way). */
+void segmentSourceAdd(const char *name, const char *data, size_t len);
 
 /* --- from t_stream.c --- */
 void segmentStreamWantsSeal(struct stream *s); /* sets s->seal_queued */

@@ -13,6 +13,8 @@
 
 #include "../../src/idtree.h"
 #include "../../src/jsonutil.h"
+#include "../../src/segment.h"
+#include "../../src/server.h"
 #include "../../src/t_stream.h"
 
 static int ts_failures;
@@ -786,6 +788,246 @@ static void testStreamSealLanes(void) {
     tsSealLanes(0);
 }
 
+/* ------------------------------------------------------------------------
+ * Sealing at random: both lanes and manifests, against a model
+ *
+ * What the broker does, in random order: appends, deletions (mostly from
+ * the head, as workers do), seals planned in either lane and landing
+ * later in any order, manifests, time passing -- and, between any two
+ * steps, what a commit writes must load back to exactly the model's
+ * entries (a follower taking over loads that root). Sometimes the stream
+ * is replaced by what it loads, and work goes on from there (nodes then
+ * come back one per piece), with the plans in flight dropped, as a
+ * take-over drops them.
+ * --------------------------------------------------------------------- */
+
+typedef struct tsSealSim {
+    stream *s;
+    uint64_t *ids;            /* the model: live entry IDs (ms; seq 0), ascending */
+    size_t nids, ids_alloc;
+    uint64_t next_id;         /* the next ID to append */
+    long long now;            /* the clock (server.mstime_cache) */
+    int pending[2];           /* a plan in flight per lane */
+    int manifest;             /* the rewrite lane's is a manifest */
+    streamSealPlan plan[2];
+    streamManifestPlan mplan;
+    sds text[2];              /* its object */
+    char name[2][32];
+    unsigned loads;           /* root loads checked */
+    size_t seal_bytes;        /* the run's settings (segment-seal-bytes, */
+    size_t max_bytes;         /* segment-max-bytes, segment-merge, */
+    int merge;                /* segment-root-records) */
+    uint32_t root_records;
+    unsigned attached;        /* plans that landed with something */
+} tsSealSim;
+
+/* The value of entry ms: its length and bytes follow from the ID. */
+static sds tsSimValue(uint64_t ms) {
+    size_t len = 1 + (size_t)((ms * 2654435761u) % 70);
+    sds v = sdsnewlen(NULL, len);
+    for (size_t i = 0; i < len; i++) v[i] = (char)('a' + (ms + i) % 26);
+    return v;
+}
+
+static void tsSimAppend(tsSealSim *sim, int n) {
+    for (int i = 0; i < n; i++) {
+        uint64_t ms = sim->next_id++;
+        sds fv[4] = {sdsnew("job"), tsSimValue(ms), sdsnew("p"), sdsnew("1")};
+        streamID id = {ms, 0};
+        TS_ASSERT(streamAppendItem(sim->s, fv, ms % 5 ? 1 : 2, NULL, &id, 1) == C_OK);
+        for (int k = 0; k < 4; k++) sdsfree(fv[k]);
+        if (sim->nids == sim->ids_alloc) {
+            sim->ids_alloc = sim->ids_alloc ? sim->ids_alloc * 2 : 256;
+            sim->ids = realloc(sim->ids, sim->ids_alloc * sizeof(*sim->ids));
+        }
+        sim->ids[sim->nids++] = ms;
+    }
+}
+
+static void tsSimDelete(tsSealSim *sim, size_t at) {
+    streamID id = {sim->ids[at], 0};
+    TS_ASSERT(streamDeleteItem(sim->s, &id) == 1);
+    memmove(sim->ids + at, sim->ids + at + 1, (sim->nids - at - 1) * sizeof(*sim->ids));
+    sim->nids--;
+    streamID first = {sim->nids ? sim->ids[0] : 0, 0};
+    sim->s->first_id = first;
+}
+
+/* The stream holds exactly the model's entries, values included. */
+static int tsSimMatches(tsSealSim *sim, stream *s) {
+    streamIterator si;
+    streamIteratorStart(&si, s, NULL, NULL, 0);
+    streamID id;
+    int64_t nf;
+    size_t i = 0;
+    int ok = s->length == sim->nids;
+    while (ok && streamIteratorGetID(&si, &id, &nf)) {
+        if (i >= sim->nids || id.ms != sim->ids[i] || id.seq != 0 || nf != (sim->ids[i] % 5 ? 1 : 2)) {
+            ok = 0;
+            break;
+        }
+        const unsigned char *f, *v;
+        size_t fl, vl;
+        streamIteratorGetField(&si, &f, &fl, &v, &vl);
+        sds want = tsSimValue(id.ms);
+        ok = vl == sdslen(want) && !memcmp(v, want, vl);
+        sdsfree(want);
+        while (--nf > 0) streamIteratorGetField(&si, &f, &fl, &v, &vl);
+        i++;
+    }
+    streamIteratorStop(&si);
+    return ok && i == sim->nids;
+}
+
+/* What a commit would write now, loaded as a follower loads it. Returns
+ * the loaded stream (NULL if it failed or differs from the model). */
+static stream *tsSimLoadRoot(tsSealSim *sim) {
+    sds j = tsStreamJSON(sim->s);
+    cJSON *doc = cJSON_Parse(j);
+    TS_ASSERT(doc != NULL);
+    sds err = NULL;
+    stream *s2 = doc ? streamFromJSON(doc, &err) : NULL;
+    if (!s2) printf("test_stream: sealing at random: the root does not load: %s\n", err ? err : "?");
+    TS_ASSERT(s2 != NULL);
+    if (s2 && !tsSimMatches(sim, s2)) {
+        printf("test_stream: sealing at random: the loaded root differs from the model (length %llu, model %zu)\n",
+               (unsigned long long)s2->length, sim->nids);
+        TS_ASSERT(0);
+        freeStream(s2);
+        s2 = NULL;
+    }
+    sim->loads++;
+    sdsfree(err);
+    cJSON_Delete(doc);
+    sdsfree(j);
+    return s2;
+}
+
+static void tsSimDropPlan(tsSealSim *sim, int lane) {
+    if (!sim->pending[lane]) return;
+    if (lane == STREAM_SEAL_REWRITE && sim->manifest) streamManifestPlanFree(&sim->mplan);
+    else streamSealPlanFree(&sim->plan[lane]);
+    sdsfree(sim->text[lane]);
+    sim->text[lane] = NULL;
+    sim->pending[lane] = 0;
+}
+
+static void tsSimPlan(tsSealSim *sim, int lane) {
+    static unsigned names = 0; /* never reused, as segment names are (the loader's texts are by name) */
+    if (sim->pending[lane]) return;
+    snprintf(sim->name[lane], sizeof(sim->name[lane]), "sim-%u.json", ++names);
+    size_t bytes = 0;
+    sim->manifest = 0;
+    if (lane == STREAM_SEAL_REWRITE) {
+        bytes = streamPlanManifest(sim->s, sim->name[lane], sim->root_records, 3, sim->now, &sim->mplan,
+                                   &sim->text[lane]);
+        sim->manifest = bytes > 0;
+    }
+    if (!bytes)
+        bytes = streamPlanSeal(sim->s, lane, sim->name[lane], sim->seal_bytes, sim->max_bytes, 3, sim->merge, sim->now,
+                               &sim->plan[lane], &sim->text[lane]);
+    if (bytes) {
+        sim->pending[lane] = 1;
+    } else if (!sim->manifest) {
+        streamSealPlanFree(&sim->plan[lane]);
+        sdsfree(sim->text[lane]);
+        sim->text[lane] = NULL;
+    }
+}
+
+/* The plan's object is durable: it lands (the store keeps it for loads). */
+static void tsSimLand(tsSealSim *sim, int lane) {
+    if (!sim->pending[lane]) return;
+    sds t = sim->text[lane];
+    uint32_t crc = streamSegmentCRC(t, sdslen(t));
+    uint32_t n = lane == STREAM_SEAL_REWRITE && sim->manifest
+                     ? streamAttachManifest(sim->s, &sim->mplan, sim->name[lane], sdslen(t), crc)
+                     : streamAttachSegment(sim->s, &sim->plan[lane], sim->name[lane], sdslen(t), crc);
+    if (n) {
+        segmentSourceAdd(sim->name[lane], t, sdslen(t));
+        sim->attached++;
+    }
+    tsSimDropPlan(sim, lane);
+}
+
+static void tsSealRandomRun(uint64_t seed, int steps) {
+    ts_rng = seed;
+    tsSealSim sim = {0};
+    sim.s = streamNew();
+    sim.next_id = 1;
+    sim.now = 1000000;
+    static const size_t seal[] = {150, 400, 1500}, max[] = {1200, 3000, 20000};
+    sim.seal_bytes = seal[tsRand() % 3];
+    sim.max_bytes = max[tsRand() % 3];
+    sim.merge = (int)(tsRand() % 2);
+    sim.root_records = 2 + (uint32_t)(tsRand() % 6);
+    for (int step = 0; step < steps; step++) {
+        sim.now += (long long)(tsRand() % 300);
+        server.mstime_cache = sim.now;
+        unsigned r = (unsigned)(tsRand() % 100);
+        if (r < 28) {
+            tsSimAppend(&sim, 1 + (int)(tsRand() % 15));
+        } else if (r < 50 && sim.nids) {
+            /* Workers take from the head; now and then from anywhere. */
+            size_t span = tsRand() % 4 ? 8 : sim.nids;
+            int k = 1 + (int)(tsRand() % 16);
+            while (k-- && sim.nids) tsSimDelete(&sim, (size_t)(tsRand() % (span < sim.nids ? span : sim.nids)));
+        } else if (r < 62) {
+            tsSimPlan(&sim, STREAM_SEAL_NEW);
+        } else if (r < 72) {
+            tsSimPlan(&sim, STREAM_SEAL_REWRITE);
+        } else if (r < 94) {
+            tsSimLand(&sim, (int)(tsRand() % 2));
+        } else if (r < 97) {
+            sim.now += 31000; /* segments consumed from their head go quiet */
+        } else {
+            /* A take-over: the new broker goes on from the root it loaded. */
+            stream *s2 = tsSimLoadRoot(&sim);
+            if (!s2) break;
+            tsSimDropPlan(&sim, STREAM_SEAL_NEW);
+            tsSimDropPlan(&sim, STREAM_SEAL_REWRITE);
+            freeStream(sim.s);
+            sim.s = s2;
+            continue;
+        }
+        /* Any step may be followed by a commit. */
+        if (step % 7 == 0) {
+            stream *s2 = tsSimLoadRoot(&sim);
+            if (!s2) break;
+            freeStream(s2);
+        }
+        if (!tsSimMatches(&sim, sim.s)) {
+            printf("test_stream: sealing at random (seed %llu, step %d): the stream differs from the model\n",
+                   (unsigned long long)seed, step);
+            TS_ASSERT(0);
+            break;
+        }
+    }
+    TS_ASSERT(sim.attached > 0 && sim.loads > 0);
+    tsSimDropPlan(&sim, STREAM_SEAL_NEW);
+    tsSimDropPlan(&sim, STREAM_SEAL_REWRITE);
+    freeStream(sim.s);
+    free(sim.ids);
+}
+
+static void testStreamSealRandom(void) {
+    int own = server.segments == NULL;
+    if (own) segmentsInit();
+    long long saved_entries = server.cfg.stream_node_max_entries;
+    server.cfg.stream_node_max_entries = 24;
+    const char *env = getenv("CASQ_SEAL_RUNS");
+    int runs = env ? atoi(env) : 8;
+    int failures = ts_failures;
+    for (int i = 0; i < runs && ts_failures == failures; i++) {
+        uint64_t seed = 0x51EA1ULL * (uint64_t)(i + 1) + 7;
+        tsSealRandomRun(seed, 1500);
+        if (ts_failures != failures) printf("test_stream: sealing at random failed with seed %llu\n",
+                                            (unsigned long long)seed);
+    }
+    server.cfg.stream_node_max_entries = saved_entries;
+    if (own) segmentsFree();
+}
+
 int test_stream(void) {
     ts_failures = 0;
     long long saved_entries = server.cfg.stream_node_max_entries;
@@ -803,6 +1045,7 @@ int test_stream(void) {
     testStreamHostileJSON();
     testStreamNodeText();
     testStreamSealLanes();
+    testStreamSealRandom();
 
     server.cfg.stream_node_max_entries = saved_entries;
     server.cfg.stream_node_max_bytes = saved_bytes;
