@@ -441,11 +441,11 @@ void segmentWriting(const char *name, int on) {
     }
 }
 
-static void deleteDone(void *priv, storeStatus status, const char *err);
+static void unnamedDeleteDone(void *priv, storeStatus status, const char *err);
 
 /* A segment nothing names and nothing will: deleted now. */
 static void deleteUnnamed(const char *name) {
-    server.store->type->seg_del(server.store, name, deleteDone, sdsnew(name));
+    server.store->type->seg_del(server.store, name, unnamedDeleteDone, sdsnew(name));
     S()->deleting++;
 }
 
@@ -616,10 +616,22 @@ void segmentsSealBeforeStart(void) {
  * Garbage and orphans
  * ===================================================================== */
 
+static void deleteCounted(segmentState *ss, storeStatus status, const char *err, const char *name,
+                          const char *then) {
+    ss->deleting--;
+    if (status == STORE_OK) {
+        ss->deleted++;
+    } else {
+        ss->delete_errors++;
+        serverLog(LL_WARNING, "Cannot delete segment %s (%s); %s", name, err ? err : "error", then);
+    }
+}
+
+/* A garbage segment's deletion: its entry leaves the list (or stays, to
+ * be tried again). It is near the list's head: deletions start there. */
 static void deleteDone(void *priv, storeStatus status, const char *err) {
     segmentState *ss = S();
     sds name = priv;
-    ss->deleting--;
     for (listNode *ln = listFirst(ss->garbage); ln; ln = ln->next) {
         segGarbage *g = ln->value;
         if (!g->deleting || sdslen(g->name) != sdslen(name) || memcmp(g->name, name, sdslen(name))) continue;
@@ -627,13 +639,17 @@ static void deleteDone(void *priv, storeStatus status, const char *err) {
         if (status == STORE_OK) listDelNode(ss->garbage, ln);
         break;
     }
-    if (status == STORE_OK) {
-        ss->deleted++;
-    } else {
-        ss->delete_errors++;
-        serverLog(LL_WARNING, "Cannot delete segment %s (%s); trying again later", name, err ? err : "error");
-    }
+    deleteCounted(ss, status, err, name, "trying again later");
     sdsfree(name);
+}
+
+/* An unnamed segment's deletion (an orphan, a seal that sealed nothing):
+ * in no list -- searching the garbage, thousands of entries waiting out
+ * the grace period under load, found nothing at a cost. A failure leaves
+ * it to the orphan sweep. */
+static void unnamedDeleteDone(void *priv, storeStatus status, const char *err) {
+    deleteCounted(S(), status, err, priv, "the orphan sweep will");
+    sdsfree(priv);
 }
 
 static void deleteDue(segmentState *ss) {
