@@ -792,13 +792,13 @@ static void testStreamSealLanes(void) {
  * Sealing at random: both lanes and manifests, against a model
  *
  * What the broker does, in random order: appends, deletions (mostly from
- * the head, as workers do), seals planned in either lane and landing
- * later in any order, manifests, time passing -- and, between any two
- * steps, what a commit writes must load back to exactly the model's
- * entries (a follower taking over loads that root). Sometimes the stream
- * is replaced by what it loads, and work goes on from there (nodes then
- * come back one per piece), with the plans in flight dropped, as a
- * take-over drops them.
+ * the head, as workers do), trimming (exact and ~), seals planned in
+ * either lane and landing later in any order, manifests, time passing --
+ * and, between any two steps, what a commit writes must load back to
+ * exactly the model's entries (a follower taking over loads that root).
+ * Sometimes the stream is replaced by what it loads, and work goes on
+ * from there (nodes then come back one per piece), with the plans in
+ * flight dropped, as a take-over drops them.
  * --------------------------------------------------------------------- */
 
 typedef struct tsSealSim {
@@ -972,6 +972,15 @@ static void tsSealRandomRun(uint64_t seed, int steps) {
             size_t span = tsRand() % 4 ? 8 : sim.nids;
             int k = 1 + (int)(tsRand() % 16);
             while (k-- && sim.nids) tsSimDelete(&sim, (size_t)(tsRand() % (span < sim.nids ? span : sim.nids)));
+        } else if (r < 53 && sim.nids > 200) {
+            /* XTRIM MAXLEN, exact or ~ (whole nodes): from the head. */
+            long long keep = (long long)sim.nids - (long long)(tsRand() % (sim.nids / 8 + 1));
+            int64_t gone = streamTrimByLength(sim.s, keep, (int)(tsRand() % 2));
+            TS_ASSERT(gone >= 0 && (size_t)gone <= sim.nids);
+            memmove(sim.ids, sim.ids + gone, (sim.nids - (size_t)gone) * sizeof(*sim.ids));
+            sim.nids -= (size_t)gone;
+            streamID first = {sim.nids ? sim.ids[0] : 0, 0};
+            sim.s->first_id = first;
         } else if (r < 62) {
             tsSimPlan(&sim, STREAM_SEAL_NEW);
         } else if (r < 72) {
