@@ -802,23 +802,23 @@ static void testStreamSealLanes(void) {
  * --------------------------------------------------------------------- */
 
 typedef struct tsSealSim {
-    stream *s;
+    stream *s;                /* the stream under test */
     uint64_t *ids;            /* the model: live entry IDs (ms; seq 0), ascending */
-    size_t nids, ids_alloc;
+    size_t nids, ids_alloc;   /* ... how many, and room for */
     uint64_t next_id;         /* the next ID to append */
     long long now;            /* the clock (server.mstime_cache) */
-    int pending[2];           /* a plan in flight per lane */
-    int manifest;             /* the rewrite lane's is a manifest */
-    streamSealPlan plan[2];
-    streamManifestPlan mplan;
-    sds text[2];              /* its object */
-    char name[2][32];
-    unsigned loads;           /* root loads checked */
-    size_t seal_bytes;        /* the run's settings (segment-seal-bytes, */
-    size_t max_bytes;         /* segment-max-bytes, segment-merge, */
-    int merge;                /* segment-root-records) */
-    uint32_t root_records;
+    int pending[2];           /* a plan in flight, per lane */
+    int manifest;             /* the rewrite lane's plan is a manifest's */
+    streamSealPlan plan[2];   /* a segment's plan, per lane */
+    streamManifestPlan mplan; /* the manifest's plan */
+    sds text[2];              /* the planned object's text, per lane */
+    char name[2][32];         /* ... and its name */
+    unsigned loads;           /* roots loaded and checked */
     unsigned attached;        /* plans that landed with something */
+    size_t seal_bytes;        /* the run's segment-seal-bytes */
+    size_t max_bytes;         /* ... segment-max-bytes */
+    int merge;                /* ... segment-merge */
+    uint32_t root_records;    /* ... segment-root-records */
 } tsSealSim;
 
 /* The value of entry ms: its length and bytes follow from the ID. */
