@@ -22,7 +22,6 @@ follower takes over. At the end:
     the root.
 """
 
-import json
 import os
 import random
 import shutil
@@ -122,11 +121,10 @@ def the_broker(datadir):
     acknowledged meanwhile. Returns (node, why not)."""
     deadline = time.time() + 10
     while True:
-        with open(os.path.join(datadir, "queue.json"), "rb") as f:
-            address = json.loads(f.read())["broker"]["address"]
+        address = load_document(os.path.join(datadir, "queue.json"), merge=False)["broker"]["address"]
         named = next((n for n in nodes if address.endswith(f":{n.port}")), None)
         roles = [role(n) for n in nodes]
-        if named and roles.count("broker") == 1 and role(named) == "broker":
+        if named and roles.count("broker") == 1 and roles[nodes.index(named)] == "broker":
             return named, ""
         if time.time() > deadline:
             return named or nodes[0], f"the document names {address}; the nodes say {roles}"

@@ -844,13 +844,19 @@ static void tsSimAppend(tsSealSim *sim, int n) {
     }
 }
 
+/* The model forgets n entries from index at; the stream's first ID
+ * follows (XDEL and XTRIM set it as the commands do). */
+static void tsSimForget(tsSealSim *sim, size_t at, size_t n) {
+    memmove(sim->ids + at, sim->ids + at + n, (sim->nids - at - n) * sizeof(*sim->ids));
+    sim->nids -= n;
+    streamID first = {sim->nids ? sim->ids[0] : 0, 0};
+    sim->s->first_id = first;
+}
+
 static void tsSimDelete(tsSealSim *sim, size_t at) {
     streamID id = {sim->ids[at], 0};
     TS_ASSERT(streamDeleteItem(sim->s, &id) == 1);
-    memmove(sim->ids + at, sim->ids + at + 1, (sim->nids - at - 1) * sizeof(*sim->ids));
-    sim->nids--;
-    streamID first = {sim->nids ? sim->ids[0] : 0, 0};
-    sim->s->first_id = first;
+    tsSimForget(sim, at, 1);
 }
 
 /* The stream holds exactly the model's entries, values included. */
@@ -926,13 +932,8 @@ static void tsSimPlan(tsSealSim *sim, int lane) {
     if (!bytes)
         bytes = streamPlanSeal(sim->s, lane, sim->name[lane], sim->seal_bytes, sim->max_bytes, 3, sim->merge, sim->now,
                                &sim->plan[lane], &sim->text[lane]);
-    if (bytes) {
-        sim->pending[lane] = 1;
-    } else if (!sim->manifest) {
-        streamSealPlanFree(&sim->plan[lane]);
-        sdsfree(sim->text[lane]);
-        sim->text[lane] = NULL;
-    }
+    sim->pending[lane] = 1;
+    if (!bytes) tsSimDropPlan(sim, lane); /* nothing to do: its plan is freed as a landed one is */
 }
 
 /* The plan's object is durable: it lands (the store keeps it for loads). */
@@ -977,10 +978,7 @@ static void tsSealRandomRun(uint64_t seed, int steps) {
             long long keep = (long long)sim.nids - (long long)(tsRand() % (sim.nids / 8 + 1));
             int64_t gone = streamTrimByLength(sim.s, keep, (int)(tsRand() % 2));
             TS_ASSERT(gone >= 0 && (size_t)gone <= sim.nids);
-            memmove(sim.ids, sim.ids + gone, (sim.nids - (size_t)gone) * sizeof(*sim.ids));
-            sim.nids -= (size_t)gone;
-            streamID first = {sim.nids ? sim.ids[0] : 0, 0};
-            sim.s->first_id = first;
+            tsSimForget(&sim, 0, (size_t)gone);
         } else if (r < 62) {
             tsSimPlan(&sim, STREAM_SEAL_NEW);
         } else if (r < 72) {
