@@ -616,6 +616,8 @@ void segmentsSealBeforeStart(void) {
  * Garbage and orphans
  * ===================================================================== */
 
+static void deleteDue(segmentState *ss);
+
 static void deleteCounted(segmentState *ss, storeStatus status, const char *err, const char *name,
                           const char *then) {
     ss->deleting--;
@@ -641,6 +643,10 @@ static void deleteDone(void *priv, storeStatus status, const char *err) {
     }
     deleteCounted(ss, status, err, name, "trying again later");
     sdsfree(name);
+    /* The next one at once: a cron tick's worth at a time is far slower
+     * than a trimmed stream drops segments under load (the disk fills). A
+     * failure waits for the cron instead of retrying in a tight loop. */
+    if (status == STORE_OK && ss->was_broker && !server.loading) deleteDue(ss);
 }
 
 /* An unnamed segment's deletion (an orphan, a seal that sealed nothing):

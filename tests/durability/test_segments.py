@@ -528,6 +528,50 @@ def threshold_phase():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def collection_phase():
+    """Garbage is deleted as fast as it is made: a stream trimmed under
+    load drops segments by the hundred a second, and once the load stops
+    every file the root does not name is gone within a grace period and a
+    moment (the deletions do not wait for the server's cron, a few per
+    tick: a long run would otherwise fill the disk)."""
+    d = tempfile.mkdtemp(prefix="casq-collect-")
+    casq = Casq(PORT, d, "--segment-seal-commits", "0", "--segment-seal-bytes", "1kb",
+                "--segment-gc-grace", "0", "--broker-timeout", "200").start()
+    done = threading.Event()
+
+    def load():
+        r = redis.Redis(port=PORT, socket_timeout=10)
+        while not done.is_set():
+            p = r.pipeline(transaction=False)
+            for _ in range(50):
+                p.xadd(b"trimmed", {b"f": b"v" * 100}, maxlen=200, approximate=False)
+            p.execute()
+
+    threads = [threading.Thread(target=load) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(6)
+    done.set()
+    for t in threads:
+        t.join()
+    r = casq.client()
+    dropped = info_int(r, "segments_sealed") + info_int(r, "segments_manifests_written")
+    stopped = time.time()
+    drained = wait_for(lambda: info_int(r, "segments_garbage") == 0, timeout=4)
+    took = time.time() - stopped
+    _, names = root_segment_names(d)
+    files = [f for f in segment_files(d) if not f.startswith(".")]
+    print(f"# collection: {dropped} segments and manifests written in 6 s, {info_int(r, 'segments_deleted')} "
+          f"deleted, garbage left {info_int(r, 'segments_garbage')} after {took:.1f} s", flush=True)
+    check(dropped > 1000, "collection: the trimmed stream made many segments", str(dropped))
+    check(drained and set(files) == set(names),
+          "collection: within the grace period and 3 s of the load's end, only named segments are left",
+          f"{len(files)} files, {len(names)} named, garbage {info_int(r, 'segments_garbage')}")
+    r.close()
+    casq.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def follower_cache_phase():
     """A follower keeps the texts of the segments its state names, packed
     (zlib) until its next load: much smaller than the segments, and its
@@ -596,6 +640,7 @@ def follower_cache_phase():
 
 def main():
     threshold_phase()
+    collection_phase()
     partial_phase()
     follower_cache_phase()
     datadir = tempfile.mkdtemp(prefix="casq-segments-")
