@@ -307,6 +307,16 @@ typedef struct fileStore {
     sds seg_path;            /* path + ".segments": the segments' directory */
     bioPool *seg_pool;       /* threads running segment operations */
     pthread_mutex_t seg_mu;  /* one mkdir of the directory at a time */
+    /* --- collected segments' files kept for reuse (see "Recycled files") --- */
+    pthread_mutex_t free_mu; /* guards the four below (segment threads) */
+    char **free_names;       /* hidden names of the files kept, newest last */
+    int free_count;          /* how many */
+    int free_reserved;       /* renames into the list in progress */
+    unsigned long long free_seq; /* the next kept file's number */
+    int free_off;            /* leases are refused here: nothing is kept */
+    char free_prefix[48];    /* ".free.<this store's random id>.": ours */
+    long long seg_reused;    /* segments written into a kept file (main thread) */
+    long long seg_kept;      /* collected segments whose file was kept (main thread) */
     long long seg_puts;      /* segments written */
     long long seg_gets;      /* segments read */
     long long seg_dels;      /* segments deleted */
@@ -1227,6 +1237,7 @@ typedef struct fileSegJob {
     fileSegOp op;              /* what to do */
     sds name;                  /* the segment (not for LIST) */
     sds data;                  /* PUT: the bytes; GET: what was read */
+    int recycled;              /* PUT: written into a kept file; DEL: file kept */
     storeSegDoneCallback *done_cb; /* PUT, DEL */
     storeSegGetCallback *get_cb;   /* GET */
     storeSegListCallback *list_cb; /* LIST */
@@ -1306,6 +1317,97 @@ static int fileSegRead(int dirfd, const char *name, sds *out) {
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Recycled files
+ *
+ * A stream trimmed under load drops segments as fast as it seals new
+ * ones, so the file store would unlink a file for every one it creates.
+ * Creating a file costs an inode, and on ext4 without a journal every
+ * inode freed in the last minute (longer while its block is dirty) is
+ * skipped, one by one, by each allocation that follows
+ * (recently_deleted()): a long run paid more for each new segment the
+ * more it had collected. So a collected segment's file is kept under a
+ * hidden name of ours (renamed: the segment's name is gone at once, as
+ * with an unlink) and the next segment is written into it.
+ *
+ * A node that read an older root may still be reading that segment:
+ * the grace period is meant to outlast it, but a slow one must not see
+ * the bytes change under it. A kept file is taken only if a write lease
+ * can be placed on it, which the kernel refuses while any other
+ * descriptor (of any process) has the file open; such a file is deleted
+ * instead, and its reader keeps the bytes it opened. Kept files are
+ * never listed as segments; a crash leaves them to the orphan sweep
+ * (their prefix names this store only), a clean close deletes them.
+ * Files above FILE_SEG_FREE_MAX_BYTES are not kept: the list would hold
+ * that much disk.
+ * --------------------------------------------------------------------- */
+
+#define FILE_SEG_FREE_MAX 256                /* kept files at most */
+#define FILE_SEG_FREE_MAX_BYTES (256 * 1024) /* the largest file kept */
+
+/* Keeps segment file `name` for reuse; 0 if it was not kept (the caller
+ * deletes it). */
+static int fileSegKeep(fileStore *fs, int dirfd, const char *name) {
+    struct stat sb;
+    if (name[0] == '.' || fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode) ||
+        sb.st_size > FILE_SEG_FREE_MAX_BYTES)
+        return 0;
+    pthread_mutex_lock(&fs->free_mu);
+    int room = !fs->free_off && fs->free_count + fs->free_reserved < FILE_SEG_FREE_MAX;
+    unsigned long long seq = fs->free_seq++;
+    if (room) fs->free_reserved++;
+    pthread_mutex_unlock(&fs->free_mu);
+    if (!room) return 0;
+    char kept[96];
+    snprintf(kept, sizeof(kept), "%s%llu", fs->free_prefix, seq);
+    int ok = renameat2(dirfd, name, dirfd, kept, RENAME_NOREPLACE) == 0;
+    pthread_mutex_lock(&fs->free_mu);
+    fs->free_reserved--;
+    if (ok) fs->free_names[fs->free_count++] = zstrdup(kept);
+    pthread_mutex_unlock(&fs->free_mu);
+    return ok;
+}
+
+/* A kept file opened for writing, its name in `name`; -1 if there is
+ * none that nobody else has open. */
+static int fileSegClaim(fileStore *fs, int dirfd, char *name, size_t size) {
+    for (;;) {
+        pthread_mutex_lock(&fs->free_mu);
+        char *kept = fs->free_count ? fs->free_names[--fs->free_count] : NULL;
+        pthread_mutex_unlock(&fs->free_mu);
+        if (!kept) return -1;
+        snprintf(name, size, "%s", kept);
+        zfree(kept);
+        int fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd == -1) continue; /* gone (removed by hand): the next one */
+        if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
+            fcntl(fd, F_SETLEASE, F_UNLCK);
+            return fd;
+        }
+        int refused = errno != EAGAIN && errno != EBUSY;
+        close(fd);
+        unlinkat(dirfd, name, 0); /* a reader has it: it keeps its bytes */
+        if (refused) {
+            /* Leases do not work here (a file system without them, or
+             * leases disabled): without one, nothing is kept. */
+            pthread_mutex_lock(&fs->free_mu);
+            fs->free_off = 1;
+            pthread_mutex_unlock(&fs->free_mu);
+        }
+    }
+}
+
+/* Deletes the kept files (at a clean close, the segment threads stopped). */
+static void fileSegFreeKept(fileStore *fs) {
+    int dirfd = fs->free_count ? open(fs->seg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    for (int i = 0; i < fs->free_count; i++) {
+        if (dirfd != -1) unlinkat(dirfd, fs->free_names[i], 0);
+        zfree(fs->free_names[i]);
+    }
+    fs->free_count = 0;
+    if (dirfd != -1) close(dirfd);
+}
+
 static void fileSegPutIn(fileSegJob *j, int dirfd);
 
 static void fileSegDoPut(fileSegJob *j) {
@@ -1317,12 +1419,19 @@ static void fileSegDoPut(fileSegJob *j) {
 
 static void fileSegPutIn(fileSegJob *j, int dirfd) {
     char tmp[160];
-    snprintf(tmp, sizeof(tmp), ".%s.tmp", j->name);
-    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd == -1 && errno == EEXIST && unlinkat(dirfd, tmp, 0) == 0) /* left by an attempt that failed */
+    int fd = fileSegClaim(j->fs, dirfd, tmp, sizeof(tmp));
+    j->recycled = fd != -1;
+    if (fd == -1) {
+        snprintf(tmp, sizeof(tmp), ".%s.tmp", j->name);
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd == -1 && errno == EEXIST && unlinkat(dirfd, tmp, 0) == 0) /* left by an attempt that failed */
+            fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
     if (fd == -1) return fileSegFail(j, "cannot create");
-    if (writeAll(fd, j->data, sdslen(j->data)) == -1 || fdatasync(fd) == -1) {
+    /* A kept file is overwritten from the start and cut to the new
+     * length (the fdatasync then commits the size too). */
+    if (writeAll(fd, j->data, sdslen(j->data)) == -1 || ftruncate(fd, (off_t)sdslen(j->data)) == -1 ||
+        fdatasync(fd) == -1) {
         fileSegFail(j, "cannot write");
         close(fd);
         unlinkat(dirfd, tmp, 0);
@@ -1369,7 +1478,8 @@ static void fileSegDoDel(fileSegJob *j) {
         j->status = STORE_OK;
         return;
     }
-    int rc = unlinkat(dirfd, j->name, 0);
+    j->recycled = fileSegKeep(j->fs, dirfd, j->name);
+    int rc = j->recycled ? 0 : unlinkat(dirfd, j->name, 0);
     int saved = errno;
     close(dirfd);
     errno = saved;
@@ -1395,6 +1505,9 @@ static void fileSegDoList(fileSegJob *j) {
     struct dirent *de;
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        /* Our kept files are no segments, nor orphans: another process's
+         * (or a previous life's) are, and the sweep deletes them. */
+        if (!strncmp(de->d_name, j->fs->free_prefix, strlen(j->fs->free_prefix))) continue;
         struct stat sb;
         if (fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode)) continue;
         if (j->count == alloc) {
@@ -1435,6 +1548,7 @@ static void fileSegDone(void *arg) {
             fs->seg_puts++;
             fs->seg_bytes_written += (long long)sdslen(j->data);
         }
+        if (j->recycled) fs->seg_reused++;
         j->done_cb(j->priv, j->status, err);
         break;
     case FILE_SEG_GET:
@@ -1443,6 +1557,7 @@ static void fileSegDone(void *arg) {
         break;
     case FILE_SEG_DEL:
         if (j->status == STORE_OK) fs->seg_dels++;
+        if (j->recycled) fs->seg_kept++;
         j->done_cb(j->priv, j->status, err);
         break;
     case FILE_SEG_LIST:
@@ -1524,6 +1639,9 @@ static void fileFree(fileStore *fs) {
         fileMarkClean(fs);
     }
     bioFree(fs->seg_pool, fileSegJobDrop);
+    fileSegFreeKept(fs);
+    zfree(fs->free_names);
+    pthread_mutex_destroy(&fs->free_mu);
     pthread_mutex_destroy(&fs->seg_mu);
     sdsfree(fs->seg_path);
     if (fs->notify_ev) event_free(fs->notify_ev);
@@ -1595,6 +1713,11 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->dirfd = fs->lockfd = fs->replaced_fd = -1;
     fs->seg_path = sdscatprintf(sdsempty(), "%s.segments", path);
     pthread_mutex_init(&fs->seg_mu, NULL);
+    pthread_mutex_init(&fs->free_mu, NULL);
+    fs->free_names = zmalloc(sizeof(*fs->free_names) * FILE_SEG_FREE_MAX);
+    char id[FILE_TOKEN_HEX + 1];
+    newToken(id);
+    snprintf(fs->free_prefix, sizeof(fs->free_prefix), ".free.%.16s.", id);
     fs->notify[0] = fs->notify[1] = -1;
     fs->last_error = sdsempty();
 
@@ -1719,11 +1842,13 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_segment_gets:%lld\r\n"
                         "store_file_segment_deletes:%lld\r\n"
                         "store_file_segment_errors:%lld\r\n"
-                        "store_file_segment_bytes_written:%lld\r\n",
+                        "store_file_segment_bytes_written:%lld\r\n"
+                        "store_file_segment_files_kept:%lld\r\n"
+                        "store_file_segment_files_reused:%lld\r\n",
                         fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
                         fs->tokens_minted, fs->bytes_written, fs->writes_recycled, fs->writes_one_flush, (double)fs->last_write_us / 1000.0,
                         fs->last_error, fs->seg_path, fs->seg_puts, fs->seg_gets, fs->seg_dels, fs->seg_errors,
-                        fs->seg_bytes_written);
+                        fs->seg_bytes_written, fs->seg_kept, fs->seg_reused);
 }
 
 static void fileClose(store *st) {

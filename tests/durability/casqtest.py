@@ -188,6 +188,20 @@ def stream_segment_records(stream_obj, read_segment):
     return out + list(own.values())
 
 
+def segment_files(datadir, kept=False):
+    """The files in the segments' directory; without kept=True, not the
+    collected segments' files the running server keeps for reuse
+    (".free.<its id>.<n>")."""
+    d = os.path.join(datadir, "queue.json.segments")
+    names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    return names if kept else [n for n in names if not n.startswith(".free.")]
+
+
+def kept_owners(datadir):
+    """The stores whose kept files are in the directory (their ids)."""
+    return {n.split(".")[2] for n in segment_files(datadir, kept=True) if n.startswith(".free.")}
+
+
 def segment_reader(datadir):
     """read_segment for the file store in datadir."""
 

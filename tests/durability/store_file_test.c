@@ -20,6 +20,9 @@
  *     complete version whatever the names say (a lost rename, a torn
  *     write), but keeps a backup put back and, after a clean close, an
  *     edited document;
+ *   - a collected segment's file is kept and the next segment written into
+ *     it (never listed, deleted at a clean close), but not while a reader
+ *     has it open (that reader keeps the bytes it opened);
  *   - callbacks never run inside load()/write().
  *
  * Build and run (tests/durability/run.sh does it):
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -227,6 +231,129 @@ static long long infoField(store *st, const char *field) {
     long long v = p ? atoll(p + strlen(field) + 1) : -1;
     sdsfree(info);
     return v;
+}
+
+static sds readFd(int fd);
+
+static void segDoneCb(void *priv, storeStatus status, const char *err) {
+    result *r = priv;
+    r->done = 1;
+    r->reentrant = in_call;
+    r->status = status;
+    snprintf(r->err, sizeof(r->err), "%s", err ? err : "");
+}
+
+static void segGetCb(void *priv, storeStatus status, const char *data, size_t len, const char *err) {
+    result *r = priv;
+    segDoneCb(priv, status, err);
+    r->data = data ? sdsnewlen(data, len) : NULL;
+}
+
+static void segListCb(void *priv, storeStatus status, const char *const *names, const long long *mtimes,
+                      size_t count, const char *err) {
+    (void)mtimes;
+    result *r = priv;
+    segDoneCb(priv, status, err);
+    r->data = sdsempty();
+    for (size_t i = 0; i < count; i++) r->data = sdscatprintf(r->data, "%s ", names[i]);
+}
+
+static result segPut(store *st, const char *name, const char *data) {
+    result r = {0};
+    in_call = 1;
+    st->type->seg_put(st, name, sdsnew(data), segDoneCb, &r);
+    in_call = 0;
+    waitFor(&r);
+    return r;
+}
+
+static result segDel(store *st, const char *name) {
+    result r = {0};
+    st->type->seg_del(st, name, segDoneCb, &r);
+    waitFor(&r);
+    return r;
+}
+
+/* The segment's bytes, NULL if there is none. */
+static sds segGet(store *st, const char *name) {
+    result r = {0};
+    st->type->seg_get(st, name, segGetCb, &r);
+    waitFor(&r);
+    return r.status == STORE_OK ? r.data : NULL;
+}
+
+static sds segList(store *st) {
+    result r = {0};
+    st->type->seg_list(st, segListCb, &r);
+    waitFor(&r);
+    return r.data;
+}
+
+/* How many entries directory d holds (. and .. aside). */
+static int dirCount(const char *d) {
+    DIR *dp = opendir(d);
+    int n = 0;
+    struct dirent *de;
+    while (dp && (de = readdir(dp)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) n++;
+    if (dp) closedir(dp);
+    return n;
+}
+
+/* Collected segments' files are written again: never under a reader. */
+static void testSegmentFilesKept(const char *path) {
+    sds err = NULL;
+    store *st = storeOpen(path, base, &err);
+    check(st != NULL, "segments: open");
+    if (!st) return;
+    char segdir[600];
+    snprintf(segdir, sizeof(segdir), "%s.segments", path);
+    result r = segPut(st, "segA", "{\"A\":\"a much longer segment than the next one\"}");
+    check(r.status == STORE_OK && !r.reentrant, "segments: put, asynchronously");
+    r = segDel(st, "segA");
+    sds a = segGet(st, "segA");
+    sds list = segList(st);
+    check(r.status == STORE_OK && !a && !strcmp(list, "") && dirCount(segdir) == 1 &&
+              infoField(st, "store_file_segment_files_kept") == 1,
+          "segments: a deleted segment is gone by name, its file kept and not listed");
+    sdsfree(list);
+    r = segPut(st, "segB", "{\"B\":1}");
+    sds b = segGet(st, "segB");
+    check(r.status == STORE_OK && b && !strcmp(b, "{\"B\":1}") && dirCount(segdir) == 1 &&
+              infoField(st, "store_file_segment_files_reused") == 1,
+          "segments: the next segment is written into the kept file, cut to its length");
+    sdsfree(b);
+
+    /* A reader slower than the grace period has segB open: its file is
+     * kept at the deletion, but not written again. */
+    char bpath[700];
+    snprintf(bpath, sizeof(bpath), "%s/segB", segdir);
+    int reader = open(bpath, O_RDONLY);
+    segDel(st, "segB");
+    r = segPut(st, "segC", "{\"C\":2}");
+    sds held = readFd(reader);
+    sds c = segGet(st, "segC");
+    check(r.status == STORE_OK && c && !strcmp(c, "{\"C\":2}") && !strcmp(held, "{\"B\":1}") &&
+              dirCount(segdir) == 1 && infoField(st, "store_file_segment_files_reused") == 1,
+          "segments: a kept file someone has open is deleted, not reused (the reader keeps its bytes)");
+    sdsfree(held);
+    sdsfree(c);
+    close(reader);
+
+    /* A previous life's kept file is listed (the sweep deletes it);
+     * ours are deleted at a clean close. */
+    char stale[700];
+    snprintf(stale, sizeof(stale), "%s/.free.0123456789abcdef.7", segdir);
+    writeFile(stale, "old");
+    segDel(st, "segC");
+    list = segList(st);
+    check(strstr(list, ".free.0123456789abcdef.7") && !strstr(list, "segC") && dirCount(segdir) == 2,
+          "segments: another store's kept file is listed, ours is not");
+    sdsfree(list);
+    segDel(st, ".free.0123456789abcdef.7");
+    storeClose(st);
+    check(dirCount(segdir) == 0, "segments: a clean close deletes the kept files");
+    rmdir(segdir);
 }
 
 /* Reads what fd has from the start. */
@@ -616,6 +743,7 @@ int main(void) {
 
     storeClose(a);
     storeClose(b);
+    testSegmentFilesKept(path);
     event_base_free(base);
     unlink(path);
     unlink(lockp);

@@ -50,8 +50,9 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import (SERVER, Casq, check, document_streams, finish, load_document, pick_port,  # noqa: E402
-                      run_casq_expect_exit, segment_reader, stream_object_names, wait_for)
+from casqtest import (SERVER, Casq, check, document_streams, finish, kept_owners, load_document,  # noqa: E402
+                      pick_port, run_casq_expect_exit, segment_files, segment_reader, stream_object_names,
+                      wait_for)
 
 PORT = int(os.environ.get("SEGMENTS_PORT", "0")) or pick_port(26160)
 KILLS = int(os.environ.get("CRASH_KILLS", "10"))
@@ -134,11 +135,6 @@ def trimmer():
                 r.xtrim(KEYS[0], minid=minid)
         except UNKNOWN:
             time.sleep(0.05)
-
-
-def segment_files(datadir):
-    d = os.path.join(datadir, "queue.json.segments")
-    return sorted(os.listdir(d)) if os.path.isdir(d) else []
 
 
 def root_segment_names(datadir):
@@ -250,7 +246,7 @@ def crash_phase(datadir):
     while time.time() < deadline:
         _, names = root_segment_names(datadir)
         files = segment_files(datadir)
-        if set(files) == set(names):
+        if set(files) == set(names) and len(kept_owners(datadir)) <= 1:
             break
         time.sleep(0.2)
     _, names = root_segment_names(datadir)
@@ -258,11 +254,16 @@ def crash_phase(datadir):
     check(set(files) == set(names) and names, "segments: after the sweep every segment file is named by the root",
           f"{len(files)} files, {len(names)} named; extra {sorted(set(files) - set(names))[:3]}, "
           f"missing {sorted(set(names) - set(files))[:3]}")
+    owners = kept_owners(datadir)
+    check(len(owners) <= 1, "segments: files kept for reuse by earlier lives (killed) were swept",
+          f"kept by {sorted(owners)}")
     root_bytes = os.path.getsize(os.path.join(datadir, "queue.json"))
     snapshot = {key: r.xrange(key, "-", "+") for key in KEYS}
     r.close()
     code = casq.stop()
     check(code == 0, "segments: clean shutdown", f"exit {code}")
+    check(not kept_owners(datadir), "segments: a clean shutdown deletes the files kept for reuse",
+          str(segment_files(datadir, kept=True)[:3]))
     return snapshot, root_bytes
 
 

@@ -34,7 +34,8 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from casqtest import Casq, check, finish, load_document, pick_port, segment_reader, stream_object_names  # noqa: E402
+from casqtest import (Casq, check, finish, load_document, pick_port, segment_files, segment_reader,  # noqa: E402
+                      stream_object_names)
 
 BROKER_TIMEOUT_MS = 400
 ROUNDS = int(os.environ.get("SEGFAIL_ROUNDS", "4"))
@@ -190,11 +191,11 @@ def main():
                      for n in stream_object_names(k.get("stream", {}), segment_reader(datadir))]
         except OSError:  # a manifest deleted after the root was read: read again
             continue
-        files = sorted(os.listdir(os.path.join(datadir, "queue.json.segments")))
+        files = segment_files(datadir)
         if set(files) == set(names):
             break
         time.sleep(0.3)
-    files = sorted(os.listdir(os.path.join(datadir, "queue.json.segments")))
+    files = segment_files(datadir)
     check(set(files) == set(names), "segfail: after the sweep every segment file is named by the root",
           f"extra {sorted(set(files) - set(names))[:3]}, missing {sorted(set(names) - set(files))[:3]}")
     r.close()
