@@ -2985,10 +2985,6 @@ void streamDocJSON(storeDoc *d, const stream *s) {
  * would leave a segment again at once: it waits until it is quiet. */
 #define SEAL_QUIET_MS 1000
 
-/* A segment consumed from its head for this long without a node leaving
- * it is rewritten once mostly dead (see segmentMostlyDead). */
-#define SEG_HEAD_QUIET_MS 30000
-
 /* Less than half of its entries still live (counted in entries, not
  * bytes: a small rewritten segment, mostly header, is not dead) -- unless
  * it is being consumed from its head: its dead entries all before its

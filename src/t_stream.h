@@ -117,6 +117,11 @@ typedef struct streamSegment {
  * root (the segment is "overridden"), a segment that is dropped is listed
  * in the root's record of the manifest as dead; a manifest mostly out of
  * date is rewritten, a few small ones merged. */
+/* A segment (or manifest) consumed from its head for this long without a
+ * node (segment) leaving it is rewritten once mostly dead (see
+ * segmentMostlyDead in t_stream.c, manifestConsumed in t_stream_manifest.c). */
+#define SEG_HEAD_QUIET_MS 30000
+
 typedef struct streamManifest {
     sds name;              /* its name in the store */
     uint64_t bytes;        /* size of the manifest object */
@@ -127,6 +132,8 @@ typedef struct streamManifest {
     sds *dead;             /* names of its segments no longer named */
     uint32_t ndead;        /* names in dead */
     uint32_t dead_alloc;   /* slots allocated in dead */
+    long long changed_ms;  /* when a segment of it was last dropped or changed
+                            * (entries deleted: overridden); 0: never */
     sds json;              /* the root's record of it; NULL: to be made */
 } streamManifest;
 

@@ -29,6 +29,7 @@
 #include "jsonutil.h"
 #include "persist.h"
 #include "segment.h"
+#include "server.h"
 #include "t_stream.h"
 #include "zmalloc.h"
 
@@ -105,12 +106,18 @@ void streamManifestSegmentDropped(stream *s, streamSegment *g) {
     streamManifest *m = g->man;
     if (!m) return;
     manifestRelease(g);
-    if (m->nlive == 0) manifestDrop(s, m);
-    else manifestAddDead(m, g->name);
+    if (m->nlive == 0) {
+        manifestDrop(s, m);
+    } else {
+        manifestAddDead(m, g->name);
+        m->changed_ms = server.mstime_cache;
+    }
 }
 
 void streamManifestSegmentChanged(streamSegment *g) {
-    if (!g->man || g->overridden) return;
+    if (!g->man) return;
+    g->man->changed_ms = server.mstime_cache;
+    if (g->overridden) return;
     g->overridden = 1;
     g->man->nover++;
 }
@@ -169,6 +176,23 @@ static int manifestMostlyStale(const streamManifest *m) {
     return (uint64_t)(m->ndead + m->nover) * 2 >= m->count;
 }
 
+/* Whether m is being consumed from its head: it holds the stream's oldest
+ * segments, one of them was dropped or changed lately, and what the root
+ * writes for it (dead names, overriding records) is still small. A
+ * trimmed stream (MAXLEN, MINID) or workers deleting the jobs they did
+ * consume a manifest's segments that way (a node sealed in pieces leaves
+ * the next segment changed), and will most likely drop the rest soon:
+ * rewriting it now would be a manifest written for nothing (as
+ * segmentMostlyDead spares a segment consumed from its head). */
+static int manifestConsumed(const stream *s, const streamManifest *m, uint32_t root_max, long long now_ms) {
+    if (!m->changed_ms || now_ms - m->changed_ms >= SEG_HEAD_QUIET_MS || m->ndead + m->nover >= root_max) return 0;
+    /* The oldest manifest: the head segment itself, being consumed, stays
+     * in the root (see streamPlanManifest). */
+    for (uint32_t i = 0; i < s->nsegs; i++)
+        if (s->segs[i]->man) return s->segs[i]->man == m;
+    return 0;
+}
+
 /* Size tier of a manifest by its live records: tier 0 below base *
  * fanout, tier t from base * fanout^t. */
 static int manifestTier(uint32_t records, uint32_t base, int fanout) {
@@ -193,12 +217,15 @@ static void planAddRecord(streamManifestPlan *p, uint32_t *alloc, streamSegment 
 }
 
 /* Marks the manifests a rewrite replaces in pick[]: every mostly stale
- * one, and the first tier that has fanout of them (up to fanout).
- * Returns how many. */
-static uint32_t planPickManifests(stream *s, uint32_t base, int fanout, unsigned char *pick) {
-    uint32_t picked = 0, tiers[31] = {0};
+ * one, and the first tier that has fanout of them (up to fanout) -- not
+ * one being consumed from its head. Returns how many. */
+static uint32_t planPickManifests(stream *s, uint32_t root_max, int fanout, long long now_ms, unsigned char *pick) {
+    uint32_t picked = 0, tiers[31] = {0}, base = root_max / 2;
+    unsigned char *consumed = zcalloc(s->nmans);
     for (uint32_t i = 0; i < s->nmans; i++) {
-        if (manifestMostlyStale(s->mans[i])) {
+        if (manifestConsumed(s, s->mans[i], root_max, now_ms)) {
+            consumed[i] = 1;
+        } else if (manifestMostlyStale(s->mans[i])) {
             pick[i] = 1;
             picked++;
         } else {
@@ -208,14 +235,14 @@ static uint32_t planPickManifests(stream *s, uint32_t base, int fanout, unsigned
     int merge_tier = -1;
     for (int t = 0; t <= 30 && merge_tier < 0; t++)
         if (tiers[t] >= (uint32_t)fanout) merge_tier = t;
-    if (merge_tier < 0) return picked;
     uint32_t merged = 0;
-    for (uint32_t i = 0; i < s->nmans && merged < (uint32_t)fanout; i++) {
-        if (pick[i] || manifestTier(s->mans[i]->nlive, base, fanout) != merge_tier) continue;
+    for (uint32_t i = 0; merge_tier >= 0 && i < s->nmans && merged < (uint32_t)fanout; i++) {
+        if (pick[i] || consumed[i] || manifestTier(s->mans[i]->nlive, base, fanout) != merge_tier) continue;
         pick[i] = 1;
         picked++;
         merged++;
     }
+    zfree(consumed);
     return picked;
 }
 
@@ -239,7 +266,7 @@ size_t streamPlanManifest(stream *s, const char *name, uint32_t root_max, int fa
     }
     if (!plan->count && s->nmans) {
         unsigned char *pick = zcalloc(s->nmans);
-        if (planPickManifests(s, root_max / 2, fanout, pick)) {
+        if (planPickManifests(s, root_max, fanout, now_ms, pick)) {
             plan->replaced = zmalloc(sizeof(*plan->replaced) * s->nmans);
             for (uint32_t i = 0; i < s->nmans; i++)
                 if (pick[i]) plan->replaced[plan->nreplaced++] = sdsdup(s->mans[i]->name);

@@ -1035,6 +1035,57 @@ static void testStreamSealRandom(void) {
     if (own) segmentsFree();
 }
 
+/* A manifest consumed from its head (a trimmed stream, workers deleting
+ * the jobs they did) is not rewritten while its head moves -- it is about
+ * to go whole -- but is once the head has been quiet for a while. */
+static void testStreamManifestConsumed(void) {
+    int own = server.segments == NULL;
+    if (own) segmentsInit();
+    long long saved_entries = server.cfg.stream_node_max_entries;
+    server.cfg.stream_node_max_entries = 10;
+    tsSealSim sim = {0};
+    sim.s = streamNew();
+    sim.next_id = 1;
+    sim.now = 1000000;
+    server.mstime_cache = sim.now;
+    sim.seal_bytes = 100;
+    sim.max_bytes = 1000000;
+    sim.root_records = 8;
+    /* Twelve segments of one node each, then records out of the root. */
+    for (int i = 0; i < 12; i++) {
+        tsSimAppend(&sim, 10);
+        tsSimPlan(&sim, STREAM_SEAL_NEW);
+        tsSimLand(&sim, STREAM_SEAL_NEW);
+    }
+    streamManifestPlan plan;
+    sds text;
+    TS_ASSERT(streamPlanManifest(sim.s, "m1.json", 8, 8, sim.now, &plan, &text) > 0 && plan.nreplaced == 0);
+    TS_ASSERT(streamAttachManifest(sim.s, &plan, "m1.json", sdslen(text), streamSegmentCRC(text, sdslen(text))) ==
+              plan.count);
+    uint32_t count = plan.count;
+    segmentSourceAdd("m1.json", text, sdslen(text));
+    streamManifestPlanFree(&plan);
+    sdsfree(text);
+    TS_ASSERT(sim.s->nmans == 1 && count >= 4);
+    /* The head goes, segment by segment, until the manifest is mostly
+     * dead: not rewritten while that goes on. */
+    while (sim.nids && sim.s->nmans == 1 && sim.s->mans[0]->ndead * 2 < count) tsSimDelete(&sim, 0);
+    TS_ASSERT(sim.s->nmans == 1 && sim.s->mans[0]->ndead * 2 >= count);
+    TS_ASSERT(streamPlanManifest(sim.s, "m2.json", 8, 8, sim.now, &plan, &text) == 0);
+    /* Quiet for longer than SEG_HEAD_QUIET_MS: rewritten now. */
+    sim.now += SEG_HEAD_QUIET_MS + 1;
+    server.mstime_cache = sim.now;
+    TS_ASSERT(streamPlanManifest(sim.s, "m3.json", 8, 8, sim.now, &plan, &text) > 0 && plan.nreplaced == 1);
+    streamManifestPlanFree(&plan);
+    sdsfree(text);
+    stream *s2 = tsSimLoadRoot(&sim);
+    if (s2) freeStream(s2);
+    freeStream(sim.s);
+    free(sim.ids);
+    server.cfg.stream_node_max_entries = saved_entries;
+    if (own) segmentsFree();
+}
+
 int test_stream(void) {
     ts_failures = 0;
     long long saved_entries = server.cfg.stream_node_max_entries;
@@ -1053,6 +1104,7 @@ int test_stream(void) {
     testStreamNodeText();
     testStreamSealLanes();
     testStreamSealRandom();
+    testStreamManifestConsumed();
 
     server.cfg.stream_node_max_entries = saved_entries;
     server.cfg.stream_node_max_bytes = saved_bytes;
