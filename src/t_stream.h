@@ -110,6 +110,11 @@ typedef struct streamSegment {
                             * the current one, which takes precedence */
 } streamSegment;
 
+/* A segment (or manifest) consumed from its head for this long without a
+ * node (segment) leaving it is rewritten once mostly dead (see
+ * segmentMostlyDead in t_stream.c, manifestConsumed in t_stream_manifest.c). */
+#define SEG_HEAD_QUIET_MS 30000
+
 /* A manifest (docs/state-format.md "Manifests"): an immutable object in
  * the store holding the records of a stream's older segments, so that the
  * root names a few manifests instead of every segment. Written once like
@@ -117,11 +122,6 @@ typedef struct streamSegment {
  * root (the segment is "overridden"), a segment that is dropped is listed
  * in the root's record of the manifest as dead; a manifest mostly out of
  * date is rewritten, a few small ones merged. */
-/* A segment (or manifest) consumed from its head for this long without a
- * node (segment) leaving it is rewritten once mostly dead (see
- * segmentMostlyDead in t_stream.c, manifestConsumed in t_stream_manifest.c). */
-#define SEG_HEAD_QUIET_MS 30000
-
 typedef struct streamManifest {
     sds name;              /* its name in the store */
     uint64_t bytes;        /* size of the manifest object */
