@@ -26,7 +26,16 @@
 # means casq is faster). On a shared machine compare the ratios of one run,
 # not figures across runs.
 #
+# Steady state: these runs are shorter than casq's grace period (60 s), so
+# no segment is deleted while they measure. A long-running server deletes
+# about as many as it seals; to measure that, make collection start at
+# once and load the server first:
+#   STEADY=15 CASQ_ARGS="--broker-timeout 1000 --segment-gc-grace 0" \
+#       PARTS=xadd bench/durable_bench.sh
+#
 # Knobs: REPEAT=3 SECS=3 CLIENTS="1 10 50 200" MAXLEN=1000
+#        CASQ_ARGS="..." (casq's options) STEADY=0 (seconds of XADD load at
+#        50 clients on casq before the xadd rows)
 #        SIZES="1000 10000 100000 1000000" PARTS="xadd jobs sizes"
 #        PORT_BASE=26300 (uses 26300-26399) KEEP=1 (keep the work directory)
 #        CASQ_BIN=path (default build/release/casq-server, built if missing)
@@ -40,6 +49,8 @@ CLIENTS=${CLIENTS:-"1 10 50 200"}
 MAXLEN=${MAXLEN:-1000}
 SIZES=${SIZES:-"1000 10000 100000 1000000"}
 PARTS=${PARTS:-"xadd jobs sizes"}
+CASQ_ARGS=${CASQ_ARGS:-}
+STEADY=${STEADY:-0}
 PORT_BASE=${PORT_BASE:-26300}
 CASQ_BIN=${CASQ_BIN:-$ROOT/build/release/casq-server}
 BENCH=$ROOT/build/bench
@@ -49,14 +60,19 @@ BENCH_NAME=durable_bench
 
 echo "# durable_bench: casq $("$CASQ" --version | awk '{print $3}') vs $(redis-server --version | awk '{print $3}'), appendfsync always"
 echo "# machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); data in $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2}'))"
-echo "# REPEAT=$REPEAT SECS=$SECS MAXLEN=$MAXLEN${CPULIST:+ CPULIST=$CPULIST (server_cpulist and bio_cpulist of both servers)}"
+echo "# REPEAT=$REPEAT SECS=$SECS MAXLEN=$MAXLEN${CASQ_ARGS:+ CASQ_ARGS=\"$CASQ_ARGS\"} STEADY=$STEADY${CPULIST:+ CPULIST=$CPULIST (server_cpulist and bio_cpulist of both servers)}"
 
 # ------------------------------------------------------------------------
 # xadd: throughput and latency at N clients
 # ------------------------------------------------------------------------
 if [[ " $PARTS " == *" xadd "* ]]; then
-    startServer casq casq
+    startServer casq casq $CASQ_ARGS
     startServer redis redis
+    if [ "$STEADY" -gt 0 ]; then
+        "$BENCH/xadd_load" -p "${PORT[casq]}" -c 50 -d "$STEADY" -w 0 -k bench:xadd -s 100 -m "$MAXLEN" >/dev/null
+        alive casq
+        echo "# casq loaded for $STEADY s first: segments sealed $(info casq segments_sealed), deleted $(info casq segments_deleted)"
+    fi
     echo
     echo "## Durable XADD (closed loop per client, MAXLEN ~ $MAXLEN, 100-byte values)"
     printf '%8s %10s %10s %6s | %8s %8s | %8s %8s %6s | %s\n' clients casq/s redis/s ratio \
@@ -132,7 +148,7 @@ if [[ " $PARTS " == *" sizes "* ]]; then
     printf '%10s %14s %12s %12s %14s %10s %10s\n' entries "document bytes" "xadd p50 ms" "xadd p99 ms" \
         "last commit ms" "encode ms" "load ms"
     for n in $SIZES; do
-        startServer casq casq
+        startServer casq casq $CASQ_ARGS
         # Fill, pipelined (the commits batch thousands of XADDs each).
         redis-benchmark -p "${PORT[casq]}" -c 1 -P 1000 -n "$n" XADD bench:size '*' job 'resize photo 1234567' \
             >/dev/null 2>&1
