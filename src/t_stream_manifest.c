@@ -176,21 +176,22 @@ static int manifestMostlyStale(const streamManifest *m) {
     return (uint64_t)(m->ndead + m->nover) * 2 >= m->count;
 }
 
-/* Whether m is being consumed from its head: it holds the stream's oldest
- * segments, one of them was dropped or changed lately, and what the root
- * writes for it (dead names, overriding records) is still small. A
- * trimmed stream (MAXLEN, MINID) or workers deleting the jobs they did
- * consume a manifest's segments that way (a node sealed in pieces leaves
- * the next segment changed), and will most likely drop the rest soon:
- * rewriting it now would be a manifest written for nothing (as
- * segmentMostlyDead spares a segment consumed from its head). */
-static int manifestConsumed(const stream *s, const streamManifest *m, uint32_t root_max, long long now_ms) {
-    if (!m->changed_ms || now_ms - m->changed_ms >= SEG_HEAD_QUIET_MS || m->ndead + m->nover >= root_max) return 0;
-    /* The oldest manifest: the head segment itself, being consumed, stays
-     * in the root (see streamPlanManifest). */
-    for (uint32_t i = 0; i < s->nsegs; i++)
-        if (s->segs[i]->man) return s->segs[i]->man == m;
-    return 0;
+/* The manifest being consumed from its head, or NULL: the oldest one
+ * (the head segment itself, being consumed, stays in the root: see
+ * streamPlanManifest), if one of its segments was dropped or changed
+ * lately and what the root writes for it (dead names, overriding
+ * records) is still small. A trimmed stream (MAXLEN, MINID) or workers
+ * deleting the jobs they did consume a manifest's segments that way (a
+ * node sealed in pieces leaves the next segment changed), and will most
+ * likely drop the rest soon: rewriting it now would be a manifest written
+ * for nothing (as segmentMostlyDead spares a segment consumed from its
+ * head). */
+static const streamManifest *manifestConsumed(const stream *s, uint32_t root_max, long long now_ms) {
+    const streamManifest *m = NULL;
+    for (uint32_t i = 0; i < s->nsegs && !m; i++) m = s->segs[i]->man;
+    if (!m || !m->changed_ms || now_ms - m->changed_ms >= SEG_HEAD_QUIET_MS || m->ndead + m->nover >= root_max)
+        return NULL;
+    return m;
 }
 
 /* Size tier of a manifest by its live records: tier 0 below base *
@@ -221,11 +222,10 @@ static void planAddRecord(streamManifestPlan *p, uint32_t *alloc, streamSegment 
  * one being consumed from its head. Returns how many. */
 static uint32_t planPickManifests(stream *s, uint32_t root_max, int fanout, long long now_ms, unsigned char *pick) {
     uint32_t picked = 0, tiers[31] = {0}, base = root_max / 2;
-    unsigned char *consumed = zcalloc(s->nmans);
+    const streamManifest *spared = manifestConsumed(s, root_max, now_ms);
     for (uint32_t i = 0; i < s->nmans; i++) {
-        if (manifestConsumed(s, s->mans[i], root_max, now_ms)) {
-            consumed[i] = 1;
-        } else if (manifestMostlyStale(s->mans[i])) {
+        if (s->mans[i] == spared) continue;
+        if (manifestMostlyStale(s->mans[i])) {
             pick[i] = 1;
             picked++;
         } else {
@@ -237,12 +237,11 @@ static uint32_t planPickManifests(stream *s, uint32_t root_max, int fanout, long
         if (tiers[t] >= (uint32_t)fanout) merge_tier = t;
     uint32_t merged = 0;
     for (uint32_t i = 0; merge_tier >= 0 && i < s->nmans && merged < (uint32_t)fanout; i++) {
-        if (pick[i] || consumed[i] || manifestTier(s->mans[i]->nlive, base, fanout) != merge_tier) continue;
+        if (pick[i] || s->mans[i] == spared || manifestTier(s->mans[i]->nlive, base, fanout) != merge_tier) continue;
         pick[i] = 1;
         picked++;
         merged++;
     }
-    zfree(consumed);
     return picked;
 }
 

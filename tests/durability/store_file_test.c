@@ -35,10 +35,10 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -233,7 +233,18 @@ static long long infoField(store *st, const char *field) {
     return v;
 }
 
-static sds readFd(int fd);
+/* Reads what fd has from the start. */
+static sds readFd(int fd) {
+    sds s = sdsempty();
+    char buf[4096];
+    ssize_t n;
+    off_t off = 0;
+    while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+        s = sdscatlen(s, buf, (size_t)n);
+        off += n;
+    }
+    return s;
+}
 
 static void segDoneCb(void *priv, storeStatus status, const char *err) {
     result *r = priv;
@@ -354,19 +365,6 @@ static void testSegmentFilesKept(const char *path) {
     storeClose(st);
     check(dirCount(segdir) == 0, "segments: a clean close deletes the kept files");
     rmdir(segdir);
-}
-
-/* Reads what fd has from the start. */
-static sds readFd(int fd) {
-    sds s = sdsempty();
-    char buf[4096];
-    ssize_t n;
-    off_t off = 0;
-    while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-        s = sdscatlen(s, buf, (size_t)n);
-        off += n;
-    }
-    return s;
 }
 
 int main(void) {
