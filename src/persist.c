@@ -196,16 +196,22 @@ static int encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
 
 /* A key record up to its value: {"key":…,"type":…[,"expires_at_ms":…],"<type>": */
 static sds catKeyHead(sds out, redisDb *db, sds key, robj *o) {
+    /* Every inline key's head is written at every commit: no printf. */
     const char *tname = objectTypeGet(o->type)->name;
+    size_t tlen = strlen(tname);
     out = sdscatlen(out, "{\"key\":", 7);
     out = jsonCatBytes(out, key, sdslen(key));
-    out = sdscatprintf(out, ",\"type\":\"%s\"", tname);
+    out = sdscatlen(out, ",\"type\":\"", 9);
+    out = sdscatlen(out, tname, tlen);
+    out = sdscatlen(out, "\"", 1);
     long long when = getExpire(db, key);
     if (when != -1) {
         out = sdscatlen(out, ",\"expires_at_ms\":", 17);
         out = jsonCatI64(out, when);
     }
-    return sdscatprintf(out, ",\"%s\":", tname);
+    out = sdscatlen(out, ",\"", 2);
+    out = sdscatlen(out, tname, tlen);
+    return sdscatlen(out, "\":", 2);
 }
 
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
@@ -228,7 +234,9 @@ static int encode_inline_all;
 void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
     size_t used = 0;
     if (pc) pc->gen++;
-    sds out = sdscatprintf(d->own, "{\"format\":%d,\"casq_version\":", PERSIST_FORMAT);
+    sds out = sdscatlen(d->own, "{\"format\":", 10);
+    out = jsonCatI64(out, PERSIST_FORMAT);
+    out = sdscatlen(out, ",\"casq_version\":", 16);
     out = jsonCatString(out, CASQ_VERSION, strlen(CASQ_VERSION));
     out = sdscatlen(out, ",\"commit_seq\":", 14);
     out = jsonCatU64(out, h->commit_seq);
@@ -252,7 +260,9 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
     for (int j = 0; j < server.cfg.databases; j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->keys) == 0) continue;
-        d->own = sdscatprintf(d->own, "%s\n{\"id\":%d,\"keys\":[", firstdb ? "" : ",", j);
+        d->own = sdscatlen(d->own, firstdb ? "\n{\"id\":" : ",\n{\"id\":", firstdb ? 7 : 8);
+        d->own = jsonCatI64(d->own, j);
+        d->own = sdscatlen(d->own, ",\"keys\":[", 9);
         firstdb = 0;
         int firstkey = 1;
         /* The keys sealed in key segments are named by their segments'
