@@ -49,7 +49,9 @@ void persistHeaderClear(persistHeader *h) {
 typedef struct persistCacheEntry {
     uint64_t mod_seq; /* the object's mod_seq when json was made */
     uint64_t gen;     /* the encode that last used it */
-    sds json;         /* the STREAM object */
+    sds key;          /* the key it was written under (RENAME keeps the object) */
+    long long when;   /* the expiry it was written with (-1: none) */
+    sds json;         /* the whole key record: {"key":…,"type":…,…} */
 } persistCacheEntry;
 
 struct persistCache {
@@ -60,6 +62,7 @@ struct persistCache {
 
 static void cacheEntryFree(void *val) {
     persistCacheEntry *e = val;
+    sdsfree(e->key);
     sdsfree(e->json);
     zfree(e);
 }
@@ -147,64 +150,16 @@ static void encodeValueDirect(storeDoc *d, const objectType *ot, robj *o) {
     else d->own = ot->catJSON(d->own, o);
 }
 
-/* Appends the value of o to the document: from the cache when the key did
- * not change since it was cached; a big value as its type writes it (a
- * stream's entries borrowed from its nodes, not copied). */
-static int encodeValue(storeDoc *d, robj *o, persistCache *pc, size_t *used) {
-    const objectType *ot = objectTypeGet(o->type);
-    if (!pc || o->mod_seq == 0) {
-        encodeValueDirect(d, ot, o);
-        return 0;
-    }
-    /* Asked first: a value can change its JSON without a new mod_seq (a
-     * stream whose entries were sealed into a segment), and it then says
-     * it is not to be cached. */
-    if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
-        cacheDelete(pc, o);
-        encodeValueDirect(d, ot, o);
-        return 1;
-    }
-    persistCacheEntry *e = dictFetchValue(pc->entries, o);
-    if (e && e->mod_seq == o->mod_seq) {
-        e->gen = pc->gen;
-        (*used)++;
-        d->own = sdscatlen(d->own, e->json, sdslen(e->json));
-        return 0;
-    }
-    size_t start = sdslen(d->own);
-    d->own = ot->catJSON(d->own, o);
-    size_t len = sdslen(d->own) - start;
-    chunksegUnsealValue(o); /* written whole: no chunk of it is referenced */
-    if (len > PERSIST_CACHE_MAX_VALUE) {
-        cacheDelete(pc, o);
-        return 0;
-    }
-    if (!e) {
-        e = zcalloc(sizeof(*e));
-        dictAdd(pc->entries, o, e);
-    } else {
-        pc->bytes -= sdslen(e->json);
-        sdsfree(e->json);
-    }
-    e->json = sdsnewlen(d->own + start, len);
-    e->mod_seq = o->mod_seq;
-    e->gen = pc->gen;
-    pc->bytes += len;
-    (*used)++;
-    return 0;
-}
-
-/* A key record up to its value: {"key":…,"type":…[,"expires_at_ms":…],"<type>": */
-static sds catKeyHead(sds out, redisDb *db, sds key, robj *o) {
-    /* Every inline key's head is written at every commit: no printf. */
-    const char *tname = objectTypeGet(o->type)->name;
+/* A key record up to its value: {"key":…,"type":…[,"expires_at_ms":…],"<type>":
+ * (when: the key's expiry, -1 for none). Every inline key's record is
+ * written at every commit, most from the cache below: no printf. */
+static sds catKeyHead(sds out, sds key, const char *tname, long long when) {
     size_t tlen = strlen(tname);
     out = sdscatlen(out, "{\"key\":", 7);
     out = jsonCatBytes(out, key, sdslen(key));
     out = sdscatlen(out, ",\"type\":\"", 9);
     out = sdscatlen(out, tname, tlen);
     out = sdscatlen(out, "\"", 1);
-    long long when = getExpire(db, key);
     if (when != -1) {
         out = sdscatlen(out, ",\"expires_at_ms\":", 17);
         out = jsonCatI64(out, when);
@@ -214,15 +169,84 @@ static sds catKeyHead(sds out, redisDb *db, sds key, robj *o) {
     return sdscatlen(out, "\":", 2);
 }
 
+/* The cached record of o, if it is still what o, its key name and its
+ * expiry would be written as. */
+static persistCacheEntry *cacheLookup(persistCache *pc, robj *o, sds key, long long when) {
+    persistCacheEntry *e = dictFetchValue(pc->entries, o);
+    if (!e || e->mod_seq != o->mod_seq || e->when != when || sdslen(e->key) != sdslen(key) ||
+        memcmp(e->key, key, sdslen(key)) != 0)
+        return NULL;
+    return e;
+}
+
+/* Keeps the record just written at d->own + start as o's. */
+static void cacheStore(persistCache *pc, robj *o, sds key, long long when, const char *rec, size_t len) {
+    persistCacheEntry *e = dictFetchValue(pc->entries, o);
+    if (!e) {
+        e = zcalloc(sizeof(*e));
+        dictAdd(pc->entries, o, e);
+    } else {
+        pc->bytes -= sdslen(e->json);
+        sdsfree(e->json);
+        sdsfree(e->key);
+    }
+    e->json = sdsnewlen(rec, len);
+    e->key = sdsdup(key);
+    e->when = when;
+    e->mod_seq = o->mod_seq;
+    e->gen = pc->gen;
+    pc->bytes += len;
+}
+
+/* Appends the record of key (value o) to the document: from the cache when
+ * neither the value, nor the key's name, nor its expiry changed since it
+ * was cached; a big value as its type writes it (a stream's entries
+ * borrowed from its nodes, not copied), and a big list or sorted set
+ * noted, since its quiet chunks may be sealed. */
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
-    d->own = catKeyHead(d->own, db, key, o);
-    /* A big list or sorted set: its quiet chunks may be sealed. */
-    if (encodeValue(d, o, pc, used) && objectTypeGet(o->type)->sealChunks) chunksegNoteBig(db, key);
+    const objectType *ot = objectTypeGet(o->type);
+    long long when = getExpire(db, key);
+    if (!pc || o->mod_seq == 0) {
+        d->own = catKeyHead(d->own, key, ot->name, when);
+        encodeValueDirect(d, ot, o);
+        d->own = sdscatlen(d->own, "}", 1);
+        return;
+    }
+    /* Asked first: a value can change its JSON without a new mod_seq (a
+     * stream whose entries were sealed into a segment), and it then says
+     * it is not to be cached. */
+    if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
+        cacheDelete(pc, o);
+        d->own = catKeyHead(d->own, key, ot->name, when);
+        encodeValueDirect(d, ot, o);
+        d->own = sdscatlen(d->own, "}", 1);
+        if (ot->sealChunks) chunksegNoteBig(db, key);
+        return;
+    }
+    persistCacheEntry *e = cacheLookup(pc, o, key, when);
+    if (e) {
+        e->gen = pc->gen;
+        (*used)++;
+        d->own = sdscatlen(d->own, e->json, sdslen(e->json));
+        return;
+    }
+    size_t start = sdslen(d->own);
+    d->own = catKeyHead(d->own, key, ot->name, when);
+    size_t vstart = sdslen(d->own);
+    d->own = ot->catJSON(d->own, o);
+    size_t vlen = sdslen(d->own) - vstart;
     d->own = sdscatlen(d->own, "}", 1);
+    chunksegUnsealValue(o); /* written whole: no chunk of it is referenced */
+    if (vlen > PERSIST_CACHE_MAX_VALUE) {
+        cacheDelete(pc, o);
+        return;
+    }
+    cacheStore(pc, o, key, when, d->own + start, sdslen(d->own) - start);
+    (*used)++;
 }
 
 sds persistCatKey(sds out, redisDb *db, sds key, robj *o) {
-    out = catKeyHead(out, db, key, o);
+    out = catKeyHead(out, key, objectTypeGet(o->type)->name, getExpire(db, key));
     out = objectTypeGet(o->type)->catJSON(out, o);
     return sdscatlen(out, "}", 1);
 }
