@@ -198,6 +198,13 @@ static void cacheStore(persistCache *pc, robj *o, sds key, long long when, const
     pc->bytes += len;
 }
 
+/* The record written whole, not cached. */
+static void encodeKeyDirect(storeDoc *d, sds key, const objectType *ot, robj *o, long long when) {
+    d->own = catKeyHead(d->own, key, ot->name, when);
+    encodeValueDirect(d, ot, o);
+    d->own = sdscatlen(d->own, "}", 1);
+}
+
 /* Appends the record of key (value o) to the document: from the cache when
  * neither the value, nor the key's name, nor its expiry changed since it
  * was cached; a big value as its type writes it (a stream's entries
@@ -206,20 +213,13 @@ static void cacheStore(persistCache *pc, robj *o, sds key, long long when, const
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
     const objectType *ot = objectTypeGet(o->type);
     long long when = getExpire(db, key);
-    if (!pc || o->mod_seq == 0) {
-        d->own = catKeyHead(d->own, key, ot->name, when);
-        encodeValueDirect(d, ot, o);
-        d->own = sdscatlen(d->own, "}", 1);
-        return;
-    }
+    if (!pc || o->mod_seq == 0) return encodeKeyDirect(d, key, ot, o, when);
     /* Asked first: a value can change its JSON without a new mod_seq (a
      * stream whose entries were sealed into a segment), and it then says
      * it is not to be cached. */
     if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
-        d->own = catKeyHead(d->own, key, ot->name, when);
-        encodeValueDirect(d, ot, o);
-        d->own = sdscatlen(d->own, "}", 1);
+        encodeKeyDirect(d, key, ot, o, when);
         if (ot->sealChunks) chunksegNoteBig(db, key);
         return;
     }
@@ -314,7 +314,10 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
     }
     d->own = sdscatlen(d->own, "}\n", 2);
     storeDocSeal(d);
-    if (pc && dictSize(pc->entries) > used) cacheSweep(pc);
+    /* Entries of freed objects never match again (a new object at the same
+     * address has a new mod_seq): swept when they are as many as the used
+     * ones, not at every encode -- a SET replaces its key's object. */
+    if (pc && dictSize(pc->entries) > 2 * used + 64) cacheSweep(pc);
 }
 
 /* ========================================================================
