@@ -1323,6 +1323,8 @@ sds commitInfoString(sds s) {
 
 long long commitLastLoadMs(void) { return server.commit ? server.commit->load_ms : 0; }
 
+persistCache *commitEncodeCache(void) { return server.commit ? server.commit->cache : NULL; }
+
 uint64_t commitCoveredSeq(void) {
     commitState *cs = server.commit;
     if (cs && cs->in_flight && cs->flight_seq > server.durable_seq) return cs->flight_seq;

@@ -93,6 +93,11 @@ void commitKickProbe(void);
 /* How long the last load of the document took (ms). */
 long long commitLastLoadMs(void);
 
+/* The key records the commits keep encoded (persist.h), NULL before the
+ * commit module starts: key segments take their records from it. */
+struct persistCache;
+struct persistCache *commitEncodeCache(void);
+
 /* At shutdown: commits what is pending and waits (running the loop) until
  * it is durable or fails. Returns C_OK if everything is durable. */
 int commitFlushAndClose(void);

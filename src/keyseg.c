@@ -527,7 +527,7 @@ static keySealJob *keysegPlan(keysegState *ks, redisDb *db, uint64_t quiet) {
 /* Encodes key (o from segment `from`, 0 inline) into the job. */
 static void buildKey(keySealJob *j, redisDb *db, dictEntry *de, uint32_t from) {
     j->text = sdscatlen(j->text, j->n ? ",\n" : "\n", j->n ? 2 : 1);
-    j->text = persistCatKey(j->text, db, de->key, de->val);
+    j->text = persistCatKey(j->text, db, de->key, de->val, commitEncodeCache());
     jobAdd(j, de->key, de->val, from);
 }
 

@@ -171,7 +171,7 @@ static sds catKeyHead(sds out, sds key, const char *tname, long long when) {
 
 /* The cached record of o, if it is still what o, its key name and its
  * expiry would be written as. */
-static persistCacheEntry *cacheLookup(persistCache *pc, robj *o, sds key, long long when) {
+static persistCacheEntry *cacheLookup(const persistCache *pc, robj *o, sds key, long long when) {
     persistCacheEntry *e = dictFetchValue(pc->entries, o);
     if (!e || e->mod_seq != o->mod_seq || e->when != when || sdslen(e->key) != sdslen(key) ||
         memcmp(e->key, key, sdslen(key)) != 0)
@@ -245,8 +245,13 @@ static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *
     (*used)++;
 }
 
-sds persistCatKey(sds out, redisDb *db, sds key, robj *o) {
-    out = catKeyHead(out, key, objectTypeGet(o->type)->name, getExpire(db, key));
+sds persistCatKey(sds out, redisDb *db, sds key, robj *o, const persistCache *pc) {
+    long long when = getExpire(db, key);
+    /* A key sealed for being quiet was inline until now: its record was
+     * written by the last commits. */
+    const persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
+    if (e) return sdscatlen(out, e->json, sdslen(e->json));
+    out = catKeyHead(out, key, objectTypeGet(o->type)->name, when);
     out = objectTypeGet(o->type)->catJSON(out, o);
     return sdscatlen(out, "}", 1);
 }

@@ -65,11 +65,12 @@ size_t persistCacheBytes(const persistCache *pc);
  * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
 struct storeDoc;
 void persistEncode(struct storeDoc *d, const persistHeader *h, persistCache *pc);
-/* Appends db's key record for key (its value encoded now, not cached):
- * the text key segments are made of. */
+/* Appends db's key record for key: the text key segments are made of.
+ * Taken from pc (may be NULL) if it holds the record as it would be
+ * written now, encoded otherwise; pc is not changed. */
 struct redisDb;
 struct robj;
-sds persistCatKey(sds out, struct redisDb *db, sds key, struct robj *o);
+sds persistCatKey(sds out, struct redisDb *db, sds key, struct robj *o, const persistCache *pc);
 /* Brings every sealed stream entry and every sealed key back inline (streamUnsealAll) and
  * returns the number of keys. */
 unsigned long long persistUnsealAll(void);
