@@ -102,8 +102,9 @@ static void cacheDelete(persistCache *pc, robj *o) {
     dictDelete(pc->entries, o);
 }
 
-/* Drops the entries of objects that were not in this encode (deleted
- * keys): their addresses may be reused. */
+/* Drops the entries of objects that were not in this encode (deleted,
+ * replaced or sealed keys). They would never match again -- an object at a
+ * reused address has a new mod_seq -- but hold memory. */
 static void cacheSweep(persistCache *pc) {
     dictIterator it;
     dictEntry *de;
@@ -213,7 +214,10 @@ static void encodeKeyDirect(storeDoc *d, sds key, const objectType *ot, robj *o,
 static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *pc, size_t *used) {
     const objectType *ot = objectTypeGet(o->type);
     long long when = getExpire(db, key);
-    if (!pc || o->mod_seq == 0) return encodeKeyDirect(d, key, ot, o, when);
+    if (!pc || o->mod_seq == 0) {
+        encodeKeyDirect(d, key, ot, o, when);
+        return;
+    }
     /* Asked first: a value can change its JSON without a new mod_seq (a
      * stream whose entries were sealed into a segment), and it then says
      * it is not to be cached. */
