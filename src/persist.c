@@ -199,6 +199,13 @@ static void cacheStore(persistCache *pc, robj *o, sds key, long long when, const
     pc->bytes += len;
 }
 
+/* The whole record, the value encoded now. */
+static sds catKeyRecord(sds out, sds key, const objectType *ot, robj *o, long long when) {
+    out = catKeyHead(out, key, ot->name, when);
+    out = ot->catJSON(out, o);
+    return sdscatlen(out, "}", 1);
+}
+
 /* The record written whole, not cached. */
 static void encodeKeyDirect(storeDoc *d, sds key, const objectType *ot, robj *o, long long when) {
     d->own = catKeyHead(d->own, key, ot->name, when);
@@ -235,17 +242,14 @@ static void encodeKey(storeDoc *d, redisDb *db, sds key, robj *o, persistCache *
         return;
     }
     size_t start = sdslen(d->own);
-    d->own = catKeyHead(d->own, key, ot->name, when);
-    size_t vstart = sdslen(d->own);
-    d->own = ot->catJSON(d->own, o);
-    size_t vlen = sdslen(d->own) - vstart;
-    d->own = sdscatlen(d->own, "}", 1);
+    d->own = catKeyRecord(d->own, key, ot, o, when);
+    size_t len = sdslen(d->own) - start;
     chunksegUnsealValue(o); /* written whole: no chunk of it is referenced */
-    if (vlen > PERSIST_CACHE_MAX_VALUE) {
+    if (len > PERSIST_CACHE_MAX_VALUE) {
         cacheDelete(pc, o);
         return;
     }
-    cacheStore(pc, o, key, when, d->own + start, sdslen(d->own) - start);
+    cacheStore(pc, o, key, when, d->own + start, len);
     (*used)++;
 }
 
@@ -255,9 +259,7 @@ sds persistCatKey(sds out, redisDb *db, sds key, robj *o, const persistCache *pc
      * written by the last commits. */
     const persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
     if (e) return sdscatlen(out, e->json, sdslen(e->json));
-    out = catKeyHead(out, key, objectTypeGet(o->type)->name, when);
-    out = objectTypeGet(o->type)->catJSON(out, o);
-    return sdscatlen(out, "}", 1);
+    return catKeyRecord(out, key, objectTypeGet(o->type), o, when);
 }
 
 /* Encodes with every key inline and no key segment named (--export-state). */

@@ -31,11 +31,11 @@
  *      src/setcpuaffinity.c \
  *      $(pkg-config --cflags --libs libevent) -lz -lpthread
  * Prints one line per check; exits 1 if anything failed. */
+#include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
