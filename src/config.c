@@ -205,6 +205,8 @@ static const configDirective configTable[] = {
      .min = 1, .max = INT_MAX, .default_value = "16"},
     {.name = "hz", .type = CONFIG_INT, .offset = FIELD(hz),
      .min = 0, .max = INT_MAX, .default_value = "10", .apply = applyHz},
+    {.name = "busy-reply-threshold", .alias = "lua-time-limit", .type = CONFIG_LONGLONG,
+     .offset = FIELD(busy_reply_threshold), .min = 0, .max = LLONG_MAX, .default_value = "5000"},
     {.name = "loglevel", .type = CONFIG_ENUM, .offset = FIELD(verbosity),
      .default_value = "notice", .enum_values = loglevelEnum},
     {.name = "logfile", .type = CONFIG_STRING, .flags = CONFIG_IMMUTABLE, .offset = FIELD(logfile),

@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -531,6 +532,11 @@ void addReplyErrorFormat(client *c, const char *fmt, ...) {
     sdsfree(s);
 }
 
+void addReplyErrorSds(client *c, sds err) {
+    addReplyError(c, err);
+    sdsfree(err);
+}
+
 /* `full` is a complete "-CODE message\r\n" protocol line. */
 void addReplyErrorObject(client *c, const char *full) {
     size_t len = strlen(full);
@@ -601,6 +607,18 @@ void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
     c->pending = sdscatlen(c->pending, ext, 3);
     c->pending = sdscatlen(c->pending, ":", 1);
     c->pending = sdscatlen(c->pending, s, len);
+    c->pending = sdscatlen(c->pending, "\r\n", 2);
+}
+
+/* RESP3 big number; RESP2 gets a plain bulk. */
+void addReplyBigNum(client *c, const char *num, size_t len) {
+    if (c->resp == 2) {
+        addReplyBulk(c, num, len);
+        return;
+    }
+    if (prepareClientToWrite(c) != C_OK) return;
+    c->pending = sdscatlen(c->pending, "(", 1);
+    c->pending = sdscatlen(c->pending, num, len);
     c->pending = sdscatlen(c->pending, "\r\n", 2);
 }
 
@@ -1202,6 +1220,63 @@ static int readFromClient(client *c) {
     processInputBuffer(c);
     if (!(c->flags & CLIENT_CLOSE_ASAP)) clientReadPendingData(c);
     return C_OK;
+}
+
+/* ========================================================================
+ * Serving while a script runs (busy scripts)
+ * ===================================================================== */
+
+/* The client whose descriptor is fd, NULL if none (it may have been freed
+ * by what ran before). */
+static client *clientByFd(int fd) {
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *c = ln->value;
+        if (c->fd == fd) return c;
+    }
+    return NULL;
+}
+
+/* Past busy-reply-threshold, a script's hook calls this every so many
+ * instructions (script_lua.c), as Redis's processEventsWhileBlocked. The
+ * event loop cannot run here (the script runs inside one of its
+ * callbacks, and libevent does not nest loops), so the listeners and the
+ * clients are polled directly: new connections are accepted, input is
+ * read and its commands run -- processCommand answers -BUSY to all but
+ * the commands flagged allow-busy (SCRIPT KILL, FUNCTION KILL and STATS,
+ * SHUTDOWN NOSAVE, ...) -- and what may be sent is written. The script's
+ * own caller is left alone: its command is the one running. */
+void processEventsWhileBlocked(client *running) {
+    int nl = server.ipfd_count + server.tlsfd_count + (server.sofd != -1);
+    size_t cap = (size_t)nl + listLength(server.clients);
+    struct pollfd *fds = zmalloc(sizeof(*fds) * (cap ? cap : 1));
+    size_t n = 0;
+    for (int j = 0; j < server.ipfd_count; j++) fds[n++] = (struct pollfd){.fd = server.ipfd[j], .events = POLLIN};
+    for (int j = 0; j < server.tlsfd_count; j++) fds[n++] = (struct pollfd){.fd = server.tlsfd[j], .events = POLLIN};
+    if (server.sofd != -1) fds[n++] = (struct pollfd){.fd = server.sofd, .events = POLLIN};
+    for (listNode *ln = listFirst(server.clients); ln; ln = ln->next) {
+        client *c = ln->value;
+        if (c == running || c->fd == -1 || (c->flags & CLIENT_CLOSE_ASAP)) continue;
+        fds[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+    }
+    updateCachedTime();
+    if (poll(fds, (nfds_t)n, 0) > 0) {
+        for (size_t j = 0; j < n; j++) {
+            if (!(fds[j].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            int fd = fds[j].fd;
+            if (j < (size_t)server.ipfd_count) {
+                acceptTcpHandler(fd, EV_READ, NULL);
+            } else if (j < (size_t)(server.ipfd_count + server.tlsfd_count)) {
+                acceptTLSHandler(fd, EV_READ, NULL);
+            } else if (j < (size_t)nl) {
+                acceptUnixHandler(fd, EV_READ, NULL);
+            } else {
+                client *c = clientByFd(fd);
+                if (c && c != running) readFromClient(c);
+            }
+        }
+    }
+    zfree(fds);
+    handleClientsWithPendingWrites();
 }
 
 /* Called after a command ran outside the normal read path (a blocked

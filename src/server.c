@@ -57,7 +57,8 @@ extern struct redisCommand listCommandTable[];    /* t_list.c */
 extern struct redisCommand zsetCommandTable[];    /* t_zset.c */
 extern struct redisCommand setCommandTable[];     /* t_set.c */
 extern struct redisCommand pubsubCommandTable[];  /* pubsub.c */
-extern struct redisCommand scriptingCommandTable[]; /* scripting.c: EVAL, EVALSHA, SCRIPT */
+extern struct redisCommand scriptingCommandTable[]; /* eval.c: EVAL, EVALSHA, SCRIPT */
+extern struct redisCommand functionsCommandTable[]; /* functions.c: FUNCTION, FCALL */
 extern struct redisCommand aclCommandTable[];     /* acl.c */
 
 static struct redisCommand *commandTables[] = {
@@ -68,6 +69,7 @@ static struct redisCommand *commandTables[] = {
     listCommandTable,  zsetCommandTable,
     setCommandTable,   pubsubCommandTable,
     scriptingCommandTable,
+    functionsCommandTable,
     aclCommandTable,
     NULL,
 };
@@ -357,6 +359,12 @@ int processCommand(client *c) {
         rejectCommand(c, "-OOM command not allowed when used memory > 'maxmemory'.");
         return C_OK;
     }
+    /* A script past busy-reply-threshold holds the server: only what can
+     * stop it (or has to answer anyway) runs meanwhile. */
+    if (scriptIsBusy() && !(c->cmd->flags & CMD_ALLOW_BUSY)) {
+        rejectCommand(c, scriptBusyError());
+        return C_OK;
+    }
     sds perr = pubsubContextError(c); /* RESP2 subscribed context */
     if (perr) {
         c->cmd->rejected_calls++;
@@ -538,10 +546,12 @@ static void resetCommand(client *c) {
 }
 
 static void shutdownCommand(client *c) {
-    int abort = 0;
+    int abort = 0, nosave = 0;
     for (int j = 1; j < c->argc; j++) {
         const char *o = c->argv[j];
-        if (!strcasecmp(o, "nosave") || !strcasecmp(o, "save") || !strcasecmp(o, "now") || !strcasecmp(o, "force")) {
+        if (!strcasecmp(o, "nosave")) {
+            nosave = 1;
+        } else if (!strcasecmp(o, "save") || !strcasecmp(o, "now") || !strcasecmp(o, "force")) {
             continue; /* every acknowledged change is already durable */
         } else if (!strcasecmp(o, "abort")) {
             abort = 1;
@@ -557,6 +567,18 @@ static void shutdownCommand(client *c) {
         }
         addReplyError(c, "No shutdown in progress.");
         return;
+    }
+    if (scriptIsBusy()) {
+        /* A busy script's partial writes must never be committed: only
+         * NOSAVE stops the server now, and at once, as a crash would
+         * (everything acknowledged is already durable). */
+        if (!nosave) {
+            addReplyError(c, scriptBusyError());
+            return;
+        }
+        serverLog(LL_WARNING, "User requested shutdown during a busy script: exiting without committing it.");
+        if (server.cfg.pidfile) unlink(server.cfg.pidfile);
+        _exit(0);
     }
     serverLog(LL_WARNING, "User requested shutdown...");
     server.shutdown_asap = 1;
@@ -942,7 +964,7 @@ static void freeServerOnExit(void) {
     slowlogFree();    /* slowlog.c */
     monitorFreeAll(); /* monitor.c */
     pubsubFreeAll();  /* pubsub.c */
-    scriptingRelease(); /* scripting.c: the Lua interpreter, its client */
+    scriptingRelease(); /* eval.c, functions.c: the Lua interpreters */
     aclFreeAll();     /* acl.c */
     brokerClose(); /* broker forwarding: lingering relays, the link */
     freeDbs();

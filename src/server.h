@@ -393,6 +393,8 @@ typedef struct serverConfig {
     long long obuf_pubsub_soft_seconds;
     int hz;                    /* server cron frequency */
     int verbosity;             /* loglevel LL_* */
+    long long busy_reply_threshold; /* ms a script runs before others get
+                                     * -BUSY (lua-time-limit) */
     char *logfile;             /* "" = stdout */
     char *pidfile;             /* NULL = none */
     int daemonize;             /* fork into background */
@@ -654,6 +656,11 @@ void addReplyBulkSds(client *c, sds s);        /* frees s */
 void addReplyBulkCString(client *c, const char *s); /* NULL gives null */
 void addReplyBulkLongLong(client *c, long long ll);
 void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext);
+void addReplyBigNum(client *c, const char *num, size_t len);
+void addReplyErrorSds(client *c, sds err); /* frees err */
+/* A busy script's hook: accept, read, run (-BUSY) and write, without the
+ * event loop; `running` is the script's caller, left alone. */
+void processEventsWhileBlocked(client *running);
 void addReplyLongLong(client *c, long long ll); /* :ll */
 void addReplyDouble(client *c, double d);
 void addReplyBool(client *c, int b);
@@ -825,13 +832,30 @@ unsigned long pubsubTotalChannels(int which);
 void pubsubFreeAll(void); /* at exit */
 
 /* ------------------------------------------------------------------------
- * Scripting (scripting.c): the Lua interpreter starts with the first
- * script command.
+ * Scripting: EVAL (eval.c) and FUNCTION (functions.c) on the Lua
+ * environment of script_lua.c (script.h). An interpreter starts with the
+ * first command that needs it.
  * --------------------------------------------------------------------- */
-void scriptingRelease(void); /* at exit */
+void scriptingRelease(void); /* at exit: both interpreters */
 long long scriptingCachedScripts(void); /* INFO */
 size_t scriptingCacheBytes(void);
 size_t scriptingLuaMemory(void);
+void functionsRelease(void);
+int functionsCount(void);           /* libraries loaded */
+size_t functionsMemory(void);       /* INFO used_memory_vm_functions */
+size_t functionsCodeMemory(void);   /* INFO used_memory_scripts_functions */
+/* The document's "functions": the libraries as a JSON array. */
+sds functionsCatRecords(sds out);
+/* The libraries of a document being loaded (their code, n of them),
+ * compiled into a set that functionsInstall() puts in place; NULL with
+ * *err if one fails. */
+void *functionsDecode(sds *codes, size_t n, sds *err);
+void functionsDecodedFree(void *decoded);
+void functionsInstall(void *decoded); /* NULL: no libraries */
+/* 1 while a script has run past busy-reply-threshold; then the -BUSY
+ * error others get ("-BUSY ...", no CRLF). */
+int scriptIsBusy(void);
+const char *scriptBusyError(void);
 
 /* ------------------------------------------------------------------------
  * MULTI/EXEC/WATCH (multi.c)
