@@ -69,6 +69,8 @@ static struct {
     functionsLibCtx *cur;    /* the libraries in effect */
     functionLib *loading;    /* the library whose code runs (FUNCTION LOAD) */
     size_t code_bytes;       /* the libraries' code (INFO) */
+    sds records;             /* the document's "functions" as last encoded,
+                              * NULL once they changed */
 } fctx;
 
 static uint64_t functionsHash(const void *key) { return dictGenHashFunction(key, sdslen((const sds)key)); }
@@ -124,6 +126,8 @@ static void functionsInit(void) {
 void functionsRelease(void) {
     functionsLibCtxFree(fctx.cur);
     fctx.cur = NULL;
+    sdsfree(fctx.records);
+    fctx.records = NULL;
     scriptLuaClose(fctx.lua);
     fctx.lua = NULL;
 }
@@ -176,6 +180,8 @@ static functionLib **functionsSortedLibs(functionsLibCtx *ctx, size_t *n) {
  * of the command that changed them waits for it. */
 static void functionsChanged(void) {
     fctx.code_bytes = functionsCodeBytes(fctx.cur);
+    sdsfree(fctx.records);
+    fctx.records = NULL;
     signalStateChanged(NULL);
 }
 
@@ -964,19 +970,23 @@ int functionsCount(void) { return fctx.cur ? (int)dictSize(fctx.cur->libraries) 
 size_t functionsMemory(void) { return fctx.lua ? (size_t)lua_gc(fctx.lua, LUA_GCCOUNT, 0) * 1024 : 0; }
 size_t functionsCodeMemory(void) { return fctx.code_bytes; }
 
+/* Encoded once per change, not at every commit. */
 sds functionsCatRecords(sds out) {
-    size_t n;
-    functionLib **libs = functionsSortedLibs(fctx.cur, &n);
-    out = sdscatlen(out, "[", 1);
-    for (size_t i = 0; i < n; i++) {
-        out = sdscatlen(out, i ? ",\n{\"library\":" : "\n{\"library\":", i ? 13 : 12);
-        out = jsonCatBytes(out, libs[i]->name, sdslen(libs[i]->name));
-        out = sdscatlen(out, ",\"code\":", 8);
-        out = jsonCatBytes(out, libs[i]->code, sdslen(libs[i]->code));
-        out = sdscatlen(out, "}", 1);
+    if (!fctx.records) {
+        size_t n;
+        functionLib **libs = functionsSortedLibs(fctx.cur, &n);
+        sds r = sdsnewlen("[", 1);
+        for (size_t i = 0; i < n; i++) {
+            r = sdscatlen(r, i ? ",\n{\"library\":" : "\n{\"library\":", i ? 13 : 12);
+            r = jsonCatBytes(r, libs[i]->name, sdslen(libs[i]->name));
+            r = sdscatlen(r, ",\"code\":", 8);
+            r = jsonCatBytes(r, libs[i]->code, sdslen(libs[i]->code));
+            r = sdscatlen(r, "}", 1);
+        }
+        zfree(libs);
+        fctx.records = sdscatlen(r, "\n]", 2);
     }
-    zfree(libs);
-    return sdscatlen(out, "\n]", 2);
+    return sdscatsds(out, fctx.records);
 }
 
 void *functionsDecode(sds *codes, size_t n, sds *err) {
@@ -997,10 +1007,13 @@ void *functionsDecode(sds *codes, size_t n, sds *err) {
 void functionsDecodedFree(void *decoded) { functionsLibCtxFree(decoded); }
 
 void functionsInstall(void *decoded) {
+    if (!decoded && !fctx.cur) return; /* nothing before, nothing now */
     functionsInit();
     functionsLibCtxFree(fctx.cur);
     fctx.cur = decoded ? decoded : functionsLibCtxCreate();
     fctx.code_bytes = functionsCodeBytes(fctx.cur);
+    sdsfree(fctx.records);
+    fctx.records = NULL;
 }
 
 /* ========================================================================

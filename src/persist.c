@@ -323,6 +323,10 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
         d->own = sdscatlen(d->own, ",\"chunk_segments\":", 18);
         d->own = chunksegCatRecords(d->own);
     }
+    if (functionsCount()) {
+        d->own = sdscatlen(d->own, ",\"functions\":", 13);
+        d->own = functionsCatRecords(d->own);
+    }
     d->own = sdscatlen(d->own, "}\n", 2);
     storeDocSeal(d);
     /* Entries of freed objects never match again (a new object at the same
@@ -391,6 +395,7 @@ struct persistState {
     size_t ncsegs;        /* how many */
     persistChunkTok *toks; /* loaded chunks aligned to their parts */
     size_t ntoks, toks_alloc; /* used, allocated */
+    void *functions;       /* the FUNCTION libraries, compiled (functions.c) */
 };
 
 static int failf(sds *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -551,7 +556,7 @@ static void stateAdd(persistState *ps, int dbid, sds key, int type, void *value,
 
 static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sds *err) {
     static const char *const fields[] = {"format", "casq_version", "commit_seq", "written_at_ms", "broker",
-                                         "databases", "chunk_segments", NULL};
+                                         "databases", "chunk_segments", "functions", NULL};
     sds msg = NULL;
     /* The format first: a newer document must be refused as such, not for
      * whatever else in it this version does not understand. */
@@ -1060,6 +1065,40 @@ static int decodeDatabase(persistState *ps, const cJSON *d, size_t index, int *d
     return ret;
 }
 
+/* "functions": [{"library": name, "code": code}, ...], compiled into a set
+ * of libraries that persistInstall puts in place. The code is what counts
+ * (its shebang names the library; "library" is there for people reading
+ * the document); one that does not load refuses the document. */
+static int decodeFunctions(persistState *ps, const cJSON *root, sds *err) {
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "functions");
+    if (!list) return C_OK;
+    if (!cJSON_IsArray(list)) return failf(err, "functions: expected an array");
+    static const char *const fields[] = {"library", "code", NULL};
+    size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
+    sds *codes = zcalloc(sizeof(sds) * (n ? n : 1));
+    const cJSON *rec;
+    int rc = C_OK;
+    cJSON_ArrayForEach(rec, list) {
+        sds where = sdscatprintf(sdsempty(), "functions[%zu]", i), name = NULL, msg = NULL;
+        if (!cJSON_IsObject(rec)) rc = failf(err, "%s: expected an object", where);
+        else if (jsonCheckFields(rec, fields, where, err) != C_OK) rc = C_ERR;
+        else if (jsonGetBytes(cJSON_GetObjectItemCaseSensitive(rec, "library"), &name, "library", &msg) != C_OK ||
+                 jsonGetBytes(cJSON_GetObjectItemCaseSensitive(rec, "code"), &codes[i], "code", &msg) != C_OK)
+            rc = failAt(err, where, msg);
+        sdsfree(name);
+        sdsfree(where);
+        if (rc != C_OK) break;
+        i++;
+    }
+    if (rc == C_OK) {
+        ps->functions = functionsDecode(codes, n, err);
+        if (!ps->functions && n) rc = C_ERR;
+    }
+    for (size_t j = 0; j < n; j++) sdsfree(codes[j]);
+    zfree(codes);
+    return rc;
+}
+
 persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds *err) {
     memset(h, 0, sizeof(*h));
     cJSON *root = parseJson(data, len, err);
@@ -1084,6 +1123,7 @@ persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds 
     cJSON_ArrayForEach(d, dbs) {
         if (decodeDatabase(ps, d, index++, dbseen, format, err) != C_OK) goto done;
     }
+    if (decodeFunctions(ps, root, err) != C_OK) goto done;
     ok = 1;
 done:
     zfree(dbseen);
@@ -1119,6 +1159,7 @@ void persistStateFree(persistState *ps) {
     }
     zfree(ps->csegs);
     zfree(ps->toks);
+    functionsDecodedFree(ps->functions);
     zfree(ps);
 }
 
@@ -1128,7 +1169,9 @@ void persistInstall(persistState *ps) {
      * they are only served later, from beforeSleep. */
     chunksegUnsealAll();
     emptyData(-1, NULL);
+    functionsInstall(ps ? ps->functions : NULL);
     if (!ps) return;
+    ps->functions = NULL;
     uint32_t *ids = zmalloc(sizeof(uint32_t) * (ps->nsegs ? ps->nsegs : 1));
     for (size_t i = 0; i < ps->nsegs; i++) {
         persistKeySeg *s = &ps->segs[i];

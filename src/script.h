@@ -85,7 +85,7 @@ void scriptLuaLibraryApiEnd(lua_State *L);
 void scriptLuaRun(lua_State *L, scriptRunCtx *run, sds *keys, int nkeys, sds *args, int nargs);
 
 /* Runs the function on top of the stack (popped) with no arguments, for
- * at most limit_ms (FUNCTION LOAD's library code). On error returns
+ * at most limit_ms, 0 for no limit (FUNCTION LOAD's library code). On error returns
  * C_ERR with *err (the message, without the script: suffix). */
 int scriptLuaRunLoader(lua_State *L, long long limit_ms, sds *err);
 

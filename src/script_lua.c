@@ -1340,7 +1340,7 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *run, sds *keys, int nkeys, sds *ar
 int scriptLuaRunLoader(lua_State *L, long long limit_ms, sds *err) {
     lua_getglobal(L, "__redis__err__handler");
     lua_insert(L, -2);
-    lctx.loader_deadline_ms = monotonicMs() + limit_ms;
+    lctx.loader_deadline_ms = limit_ms ? monotonicMs() + limit_ms : 0;
     lua_sethook(L, luaMaskCountHook, LUA_MASKCOUNT, LUA_HOOK_COUNT);
     int rc = lua_pcall(L, 0, 0, -2);
     lua_sethook(L, NULL, 0, 0);
