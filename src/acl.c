@@ -777,6 +777,13 @@ static int aclCheckSelector(aclUser *u, struct redisCommand *cmd, sds *argv, int
 
 int aclCheckCommandPerm(client *c, int *errpos) { return aclCheckPermFor(c->user, c->cmd, c->argv, c->argc, errpos); }
 
+/* redis.acl_check_cmd(): may the caller's user run cmd with argv? Nothing
+ * is logged: the script only asks. */
+int aclUserMayRun(client *caller, struct redisCommand *cmd, sds *argv, int argc) {
+    int errpos;
+    return !caller->user || aclCheckPermFor(caller->user, cmd, argv, argc, &errpos) == ACL_OK;
+}
+
 /* A script's redis.call() runs as the script's caller: NULL if its user
  * may run cmd with argv, else Redis's error text ("ERR ACL failure in
  * script: ..."). */

@@ -966,6 +966,7 @@ static void functionRestoreCommand(client *c) {
  * ===================================================================== */
 
 int functionsCount(void) { return fctx.cur ? (int)dictSize(fctx.cur->libraries) : 0; }
+int functionsFunctionCount(void) { return fctx.cur ? (int)dictSize(fctx.cur->functions) : 0; }
 
 size_t functionsMemory(void) { return fctx.lua ? (size_t)lua_gc(fctx.lua, LUA_GCCOUNT, 0) * 1024 : 0; }
 size_t functionsCodeMemory(void) { return fctx.code_bytes; }

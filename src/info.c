@@ -237,12 +237,20 @@ static sds genMemorySection(sds s) {
     /* casq never evicts: its only policy is "noeviction". */
     s = sdscatprintf(s, "\r\nmaxmemory:%lld\r\nmaxmemory_human:", server.cfg.maxmemory);
     s = bytesToHuman(s, server.cfg.maxmemory);
-    /* Scripting (scripting.c): the Lua interpreter allocates with malloc,
-     * outside used_memory, as Redis's. */
+    /* Scripting (eval.c, functions.c): the Lua interpreters allocate with
+     * malloc, outside used_memory, as Redis's. */
+    size_t vm_eval = scriptingLuaMemory(), vm_fn = functionsMemory();
+    size_t scripts = scriptingCacheBytes() + functionsCodeMemory();
+    s = sdscatprintf(s, "\r\nused_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:", vm_eval, vm_eval);
+    s = bytesToHuman(s, (long long)vm_eval);
     s = sdscatprintf(s,
-                     "\r\nused_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_scripts_eval:%zu\r\n"
-                     "number_of_cached_scripts:%lld",
-                     scriptingLuaMemory(), scriptingLuaMemory(), scriptingCacheBytes(), scriptingCachedScripts());
+                     "\r\nused_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%lld\r\nnumber_of_functions:%d"
+                     "\r\nused_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\nused_memory_vm_total_human:",
+                     scriptingCacheBytes(), scriptingCachedScripts(), functionsFunctionCount(), vm_fn, vm_eval + vm_fn);
+    s = bytesToHuman(s, (long long)(vm_eval + vm_fn));
+    s = sdscatprintf(s, "\r\nused_memory_functions:%zu\r\nused_memory_scripts:%zu\r\nused_memory_scripts_human:",
+                     functionsCodeMemory(), scripts);
+    s = bytesToHuman(s, (long long)scripts);
     return sdscatprintf(s,
                         "\r\nmaxmemory_policy:noeviction\r\n"
                         "mem_fragmentation_ratio:%.2f\r\n"

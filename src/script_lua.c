@@ -635,22 +635,7 @@ static int luaRedisAclCheckCmdPermissionsCommand(lua_State *L) {
         luaFreeArgs(argv, argc);
         return scriptLuaRaise(L, "Invalid command passed to redis.acl_check_cmd()");
     }
-    int ok = 1;
-    if (run && run->caller->user) {
-        int errpos;
-        client *fake = lctx.lua_client;
-        struct redisCommand *prevcmd = fake->cmd;
-        sds *prevargv = fake->argv;
-        int prevargc = fake->argc;
-        fake->user = run->caller->user;
-        fake->cmd = cmd;
-        fake->argv = argv;
-        fake->argc = argc;
-        ok = aclCheckCommandPerm(fake, &errpos) == ACL_OK;
-        fake->cmd = prevcmd;
-        fake->argv = prevargv;
-        fake->argc = prevargc;
-    }
+    int ok = !run || aclUserMayRun(run->caller, cmd, argv, argc);
     luaFreeArgs(argv, argc);
     lua_pushboolean(L, ok);
     return 1;

@@ -608,6 +608,7 @@ int aclAuthenticate(client *c, sds user, sds pass);
 void aclResetClientUser(client *c);
 int aclCheckCommandPerm(client *c, int *errpos);
 sds aclScriptRefusal(client *caller, struct redisCommand *cmd, sds *argv, int argc);
+int aclUserMayRun(client *caller, struct redisCommand *cmd, sds *argv, int argc);
 sds aclDeniedMessage(client *c, int reason);
 #define ACL_DENIED_AUTH 4
 #define ACL_LOG_CTX_TOPLEVEL 0
@@ -842,6 +843,7 @@ size_t scriptingCacheBytes(void);
 size_t scriptingLuaMemory(void);
 void functionsRelease(void);
 int functionsCount(void);           /* libraries loaded */
+int functionsFunctionCount(void);   /* functions they registered (INFO) */
 size_t functionsMemory(void);       /* INFO used_memory_vm_functions */
 size_t functionsCodeMemory(void);   /* INFO used_memory_scripts_functions */
 /* The document's "functions": the libraries as a JSON array. */
