@@ -1258,6 +1258,11 @@ void processEventsWhileBlocked(client *running) {
         if (c == running || c->fd == -1 || (c->flags & CLIENT_CLOSE_ASAP)) continue;
         fds[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
     }
+    /* What runs here is not part of the script's command: it replies (and
+     * commits) on its own, at its own time. */
+    int in_call = server.in_call, in_exec = server.in_exec;
+    client *current = server.current_client;
+    server.in_call = server.in_exec = 0;
     updateCachedTime();
     if (poll(fds, (nfds_t)n, 0) > 0) {
         for (size_t j = 0; j < n; j++) {
@@ -1277,6 +1282,9 @@ void processEventsWhileBlocked(client *running) {
     }
     zfree(fds);
     handleClientsWithPendingWrites();
+    server.in_call = in_call;
+    server.in_exec = in_exec;
+    server.current_client = current;
 }
 
 /* Called after a command ran outside the normal read path (a blocked
