@@ -131,6 +131,8 @@ typedef struct commitState {
     long long reload_start_us;/* when the reload started */
     long long last_reload_ms; /* when the last reload started */
     int reload_quiet;         /* a follower's routine reload: log it verbosely */
+    sds reload_problem;       /* why the last reload failed (NULL: it did
+                               * not); -LOADING says it while retrying */
     int load_done;            /* commitInit: the load callback ran */
     sds load_error;           /* commitInit: why the load failed */
     /* --- gathering (see commitShouldWait) --- */
@@ -190,6 +192,22 @@ typedef struct commitState {
 static void commitStart(commitState *cs);
 static void commitReload(commitState *cs);
 static void takeoverAfterLoad(commitState *cs);
+static int isOurBroker(commitState *cs, const persistHeader *h);
+
+/* Where this node stands. A node that stepped down (a CAS conflict, a
+ * probe that found another version) and could not read the document
+ * since still holds a broker record naming itself: that says nothing
+ * about who the broker is now, and a follower of itself would forward to
+ * itself. It is loading until a load tells. */
+static commitRole roleOf(commitState *cs) {
+    if (cs->starting || cs->reloading) return COMMIT_ROLE_LOADING;
+    if (cs->is_broker) return COMMIT_ROLE_BROKER;
+    return isOurBroker(cs, &cs->doc) ? COMMIT_ROLE_LOADING : COMMIT_ROLE_FOLLOWER;
+}
+
+static const char *roleName(commitRole role) {
+    return role == COMMIT_ROLE_BROKER ? "broker" : role == COMMIT_ROLE_FOLLOWER ? "follower" : "loading";
+}
 
 /* ========================================================================
  * Helpers
@@ -463,12 +481,18 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         cs->reloading = 0;
         return;
     }
+    sdsfree(cs->reload_problem);
+    cs->reload_problem = problem;
     if (problem) {
         /* At run time there is no good state to fall back to: keep
-         * answering -LOADING and try again. */
-        serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s", server.store->location,
-                  problem);
-        sdsfree(problem);
+         * answering -LOADING and try again. A broker that stepped down
+         * still holds all it acknowledged: say how to get it back. */
+        int ours = isOurBroker(cs, &cs->doc) && !cs->is_broker;
+        serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s%s", server.store->location,
+                  problem,
+                  ours ? "; this node holds every change it acknowledged: remove the document to have them written "
+                         "again, or put a readable one in its place"
+                       : "");
         cs->takeover_wanted = 0; /* broker.c tries again at its next check */
         cs->reloading = 0;
         reloadLater(cs, 1000);
@@ -529,6 +553,15 @@ static sds followerErrorString(commitState *cs) {
                         cs->doc.broker.id ? cs->doc.broker.id : "?",
                         cs->doc.broker.address ? cs->doc.broker.address : "?",
                         (unsigned long long)cs->doc.broker.epoch);
+}
+
+sds commitLoadingError(void) {
+    commitState *cs = server.commit;
+    if (!cs || !cs->reload_problem) return NULL;
+    return sdscatprintf(sdsempty(),
+                        "-LOADING casq is loading the state document, which cannot be read: %s; retrying every "
+                        "second\r\n",
+                        cs->reload_problem);
 }
 
 sds commitFollowerError(void) {
@@ -870,7 +903,9 @@ void commitBeforeSleep(void) {
     if (cs->in_flight || cs->reloading || cs->backing_off || cs->probing) return;
     if (server.change_seq <= server.durable_seq && !cs->takeover_pending) return;
     if (!cs->is_broker) {
-        if (server.change_seq > server.durable_seq) followerDiscardChanges(cs);
+        /* Not while the document cannot be read since stepping down: the
+         * changes it holds are the ones it may have to write again. */
+        if (server.change_seq > server.durable_seq && roleOf(cs) == COMMIT_ROLE_FOLLOWER) followerDiscardChanges(cs);
         return;
     }
     if (cs->reload_scheduled) return;
@@ -930,7 +965,9 @@ static void commitProbeDone(void *priv, storeStatus status, const char *data, si
               "stepping down and reloading",
               server.store->location, status == STORE_NOT_FOUND ? "gone" : "not the version this node wrote",
               cs->version ? cs->version : "none");
-    cs->is_broker = status == STORE_NOT_FOUND; /* gone: the vanished path */
+    /* The reload tells: a document gone is written again (the vanished
+     * path, keepStateOfVanishedDocument), another broker's is followed. */
+    cs->is_broker = 0;
     commitReload(cs);
 }
 
@@ -1036,6 +1073,7 @@ static void commitStateFree(commitState *cs) {
     sdsfree(cs->node_address);
     sdsfree(cs->takeover_expect_id);
     sdsfree(cs->load_error);
+    sdsfree(cs->reload_problem);
     sdsfree(cs->last_error);
     sdsfree(cs->seg_root);
     sdsfree(cs->seg_version);
@@ -1315,7 +1353,7 @@ sds commitInfoString(sds s) {
                      listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,
                      (unsigned long long)server.durable_seq, cs->reloads, cs->vanished, cs->probes, cs->deposed,
                      cs->confirmed_ms ? mstime() - cs->confirmed_ms : -1, cs->load_ms,
-                     cs->reloading ? "loading" : (cs->is_broker ? "broker" : "follower"),
+                     roleName(roleOf(cs)),
                      cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);
     return s;
@@ -1338,9 +1376,7 @@ uint64_t commitCoveredSeq(void) {
 
 commitRole commitGetRole(void) {
     commitState *cs = server.commit;
-    if (!cs) return COMMIT_ROLE_NONE;
-    if (cs->starting || cs->reloading) return COMMIT_ROLE_LOADING;
-    return cs->is_broker ? COMMIT_ROLE_BROKER : COMMIT_ROLE_FOLLOWER;
+    return cs ? roleOf(cs) : COMMIT_ROLE_NONE;
 }
 
 void commitGetBroker(const char **id, const char **address, uint64_t *epoch) {
