@@ -26,7 +26,9 @@
  * A broker that was taken over from learns it at its next commit (CAS
  * conflict), reloads, and is then a follower: changes made on a follower are
  * refused with an error and discarded (forwarding to the broker belongs to
- * the broker module).
+ * the broker module). A reload that finds no document, or one emptied or
+ * cut short, finds this broker's own document lost: it writes it again from
+ * memory (keepStateOfLostDocument).
  *
  * Nothing is acknowledged that is not in storage: replies are released only
  * by a successful write that contains what they show, and every failure
@@ -372,32 +374,59 @@ static void adoptMissingDocument(commitState *cs) {
               server.store->location);
 }
 
-/* The document this node had read or written is gone (deleted by a
- * person, a script, an S3 lifecycle rule). What it held is in memory, and
- * "no document" must never become the truth: the broker that wrote it
- * writes it again from memory -- create-only, with a new epoch -- and
- * every entry inline, since its segments may be gone with it (they are
- * sealed again afterwards). A follower keeps its state and waits for the
- * broker to do so. Returns NULL, or why the load is not over. */
-static sds keepStateOfVanishedDocument(commitState *cs) {
+/* Whether this node holds a document it read or wrote at run time: one
+ * whose loss it can tell (at start-up there is nothing to compare with). */
+static int hadDocument(commitState *cs) {
+    return !cs->starting && cs->doc.commit_seq > 0;
+}
+
+/* The document this node had read or written is lost: gone (deleted by a
+ * person, a script, an S3 lifecycle rule), or replaced in place by bytes
+ * that hold nothing of anyone else's (documentLost). What it held is in
+ * memory, and "no document" must never become the truth: the broker that
+ * wrote it writes it again from memory -- with a new epoch, as a CAS over
+ * what is there now (version; NULL: nothing is, create-only), and every
+ * entry inline, since its segments may be gone with it (they are sealed
+ * again afterwards). A follower keeps its state and waits for the broker
+ * to do so. `how` says what happened ("has VANISHED"). Returns NULL, or
+ * why the load is not over. */
+static sds keepStateOfLostDocument(commitState *cs, const char *version, const char *how) {
     if (!isOurBroker(cs, &cs->doc)) {
-        return sdscatprintf(sdsempty(), "the document has vanished (its last commit_seq was %llu); keeping this "
+        return sdscatprintf(sdsempty(), "the document %s (its last commit_seq was %llu); keeping this "
                                         "node's state and waiting for the broker to write it again",
-                            (unsigned long long)cs->doc.commit_seq);
+                            how, (unsigned long long)cs->doc.commit_seq);
     }
     serverLog(LL_WARNING,
-              "The state document %s has VANISHED under this broker (last commit_seq %llu, epoch %llu): writing it "
+              "The state document %s %s under this broker (last commit_seq %llu, epoch %llu): writing it "
               "again from memory (%llu keys), every entry inline, epoch %llu",
-              server.store->location, (unsigned long long)cs->doc.commit_seq,
+              server.store->location, how, (unsigned long long)cs->doc.commit_seq,
               (unsigned long long)cs->doc.broker.epoch, persistUnsealAll(),
               (unsigned long long)cs->doc.broker.epoch + 1);
     sdsfree(cs->version);
-    cs->version = NULL; /* create-only */
+    cs->version = version ? sdsnew(version) : NULL;
     cs->is_broker = 1;
     cs->takeover_pending = 1;
     cs->vanished++;
     cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
     return NULL;
+}
+
+/* A document that does not decode, read at run time: is it the one this
+ * node read or wrote last, lost? Yes if it is empty (truncated to 0 bytes,
+ * `> queue.json`, logrotate's copytruncate: nothing in it is anyone's), or
+ * if it is JSON text cut short that begins with the very header of that
+ * version (commit_seq and written_at_ms name one version of one broker:
+ * what is left is a piece of it). Anything else may be somebody's -- a
+ * newer casq's format, an edit gone wrong, a copy still being written --
+ * and is never written over: the node keeps answering -LOADING and reading
+ * it again. Returns how it was lost, or NULL. */
+static const char *documentLost(commitState *cs, const char *data, size_t len) {
+    if (!hadDocument(cs)) return NULL;
+    if (persistTextEmpty(data, len)) return "was EMPTIED";
+    sds head = persistCatHeader(sdsempty(), &cs->doc);
+    int ours = len > sdslen(head) && !memcmp(data, head, sdslen(head));
+    sdsfree(head);
+    return ours && persistTextCutShort(data, len) ? "was CUT SHORT" : NULL;
 }
 
 static void reloadLater(commitState *cs, long long ms) {
@@ -462,12 +491,16 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
     } else if (status == STORE_OK) {
         persistHeader h;
         persistState *ps = persistDecode(data, len, &h, &problem);
+        const char *how;
         if (ps) {
             adoptDocument(cs, ps, &h, version, len);
             persistHeaderClear(&h);
+        } else if ((how = documentLost(cs, data, len))) {
+            sdsfree(problem);
+            problem = keepStateOfLostDocument(cs, version, how);
         }
-    } else if (status == STORE_NOT_FOUND && !cs->starting && cs->doc.commit_seq > 0) {
-        problem = keepStateOfVanishedDocument(cs);
+    } else if (status == STORE_NOT_FOUND && hadDocument(cs)) {
+        problem = keepStateOfLostDocument(cs, NULL, "has VANISHED");
     } else if (status == STORE_NOT_FOUND) {
         adoptMissingDocument(cs);
     } else {
@@ -719,7 +752,10 @@ static void commitSucceeded(commitState *cs, const char *new_version) {
     cs->doc_bytes = cs->flight_bytes;
     cs->takeover_pending = 0;
     if (took_over) {
-        if (prev_broker)
+        if (prev_broker && !strcmp(prev_broker, cs->node_id))
+            serverLog(LL_NOTICE, "Broker: this node (%s) wrote the state document again, epoch %llu", cs->node_id,
+                      (unsigned long long)cs->doc.broker.epoch);
+        else if (prev_broker)
             serverLog(LL_NOTICE, "Broker: this node (%s) took over the state document from %s, epoch %llu",
                       cs->node_id, prev_broker, (unsigned long long)cs->doc.broker.epoch);
         else
@@ -965,8 +1001,8 @@ static void commitProbeDone(void *priv, storeStatus status, const char *data, si
               "stepping down and reloading",
               server.store->location, status == STORE_NOT_FOUND ? "gone" : "not the version this node wrote",
               cs->version ? cs->version : "none");
-    /* The reload tells: a document gone is written again (the vanished
-     * path, keepStateOfVanishedDocument), another broker's is followed. */
+    /* The reload tells: a document gone or emptied under us is written
+     * again (keepStateOfLostDocument), another broker's is followed. */
     cs->is_broker = 0;
     commitReload(cs);
 }
