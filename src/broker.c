@@ -617,7 +617,19 @@ int brokerForwardClient(client *c) {
         return C_OK;
     }
     if (!strcmp(addr, commitNodeAddress())) {
-        replyNotForwarded(c, "that is this node's own address");
+        /* Never to itself. A record naming this node's id makes it the
+         * broker or, until it can read the document, loading (commit.c):
+         * this one names another process at this address -- one that ran
+         * here before, or a node announcing the same address. Nobody
+         * answers for it, so followerCheck takes over after
+         * broker-timeout. */
+        sds why = sdscatprintf(sdsempty(), "that is this node's own address, but the record is another "
+                                           "process's (one that served here before, or a node announcing this "
+                                           "address); this node takes over if it stays so for broker-timeout "
+                                           "(%lld ms)",
+                               server.cfg.broker_timeout_ms);
+        replyNotForwarded(c, why);
+        sdsfree(why);
         return C_OK;
     }
     if (bs.dead) {

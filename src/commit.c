@@ -26,7 +26,9 @@
  * A broker that was taken over from learns it at its next commit (CAS
  * conflict), reloads, and is then a follower: changes made on a follower are
  * refused with an error and discarded (forwarding to the broker belongs to
- * the broker module).
+ * the broker module). A reload that finds no document, or one emptied or
+ * cut short, finds this broker's own document lost: it writes it again from
+ * memory (keepStateOfLostDocument).
  *
  * Nothing is acknowledged that is not in storage: replies are released only
  * by a successful write that contains what they show, and every failure
@@ -131,6 +133,8 @@ typedef struct commitState {
     long long reload_start_us;/* when the reload started */
     long long last_reload_ms; /* when the last reload started */
     int reload_quiet;         /* a follower's routine reload: log it verbosely */
+    sds reload_problem;       /* why the last reload failed (NULL: it did
+                               * not); -LOADING says it while retrying */
     int load_done;            /* commitInit: the load callback ran */
     sds load_error;           /* commitInit: why the load failed */
     /* --- gathering (see commitShouldWait) --- */
@@ -190,6 +194,22 @@ typedef struct commitState {
 static void commitStart(commitState *cs);
 static void commitReload(commitState *cs);
 static void takeoverAfterLoad(commitState *cs);
+static int isOurBroker(commitState *cs, const persistHeader *h);
+
+/* Where this node stands. A node that stepped down (a CAS conflict, a
+ * probe that found another version) and could not read the document
+ * since still holds a broker record naming itself: that says nothing
+ * about who the broker is now, and a follower of itself would forward to
+ * itself. It is loading until a load tells. */
+static commitRole roleOf(commitState *cs) {
+    if (cs->starting || cs->reloading) return COMMIT_ROLE_LOADING;
+    if (cs->is_broker) return COMMIT_ROLE_BROKER;
+    return isOurBroker(cs, &cs->doc) ? COMMIT_ROLE_LOADING : COMMIT_ROLE_FOLLOWER;
+}
+
+static const char *roleName(commitRole role) {
+    return role == COMMIT_ROLE_BROKER ? "broker" : role == COMMIT_ROLE_FOLLOWER ? "follower" : "loading";
+}
 
 /* ========================================================================
  * Helpers
@@ -354,32 +374,59 @@ static void adoptMissingDocument(commitState *cs) {
               server.store->location);
 }
 
-/* The document this node had read or written is gone (deleted by a
- * person, a script, an S3 lifecycle rule). What it held is in memory, and
- * "no document" must never become the truth: the broker that wrote it
- * writes it again from memory -- create-only, with a new epoch -- and
- * every entry inline, since its segments may be gone with it (they are
- * sealed again afterwards). A follower keeps its state and waits for the
- * broker to do so. Returns NULL, or why the load is not over. */
-static sds keepStateOfVanishedDocument(commitState *cs) {
+/* Whether this node holds a document it read or wrote at run time: one
+ * whose loss it can tell (at start-up there is nothing to compare with). */
+static int hadDocument(commitState *cs) {
+    return !cs->starting && cs->doc.commit_seq > 0;
+}
+
+/* The document this node had read or written is lost: gone (deleted by a
+ * person, a script, an S3 lifecycle rule), or replaced in place by bytes
+ * that hold nothing of anyone else's (documentLost). What it held is in
+ * memory, and "no document" must never become the truth: the broker that
+ * wrote it writes it again from memory -- with a new epoch, as a CAS over
+ * what is there now (version; NULL: nothing is, create-only), and every
+ * entry inline, since its segments may be gone with it (they are sealed
+ * again afterwards). A follower keeps its state and waits for the broker
+ * to do so. `how` says what happened ("has VANISHED"). Returns NULL, or
+ * why the load is not over. */
+static sds keepStateOfLostDocument(commitState *cs, const char *version, const char *how) {
     if (!isOurBroker(cs, &cs->doc)) {
-        return sdscatprintf(sdsempty(), "the document has vanished (its last commit_seq was %llu); keeping this "
+        return sdscatprintf(sdsempty(), "the document %s (its last commit_seq was %llu); keeping this "
                                         "node's state and waiting for the broker to write it again",
-                            (unsigned long long)cs->doc.commit_seq);
+                            how, (unsigned long long)cs->doc.commit_seq);
     }
     serverLog(LL_WARNING,
-              "The state document %s has VANISHED under this broker (last commit_seq %llu, epoch %llu): writing it "
+              "The state document %s %s under this broker (last commit_seq %llu, epoch %llu): writing it "
               "again from memory (%llu keys), every entry inline, epoch %llu",
-              server.store->location, (unsigned long long)cs->doc.commit_seq,
+              server.store->location, how, (unsigned long long)cs->doc.commit_seq,
               (unsigned long long)cs->doc.broker.epoch, persistUnsealAll(),
               (unsigned long long)cs->doc.broker.epoch + 1);
     sdsfree(cs->version);
-    cs->version = NULL; /* create-only */
+    cs->version = version ? sdsnew(version) : NULL;
     cs->is_broker = 1;
     cs->takeover_pending = 1;
     cs->vanished++;
     cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
     return NULL;
+}
+
+/* A document that does not decode, read at run time: is it the one this
+ * node read or wrote last, lost? Yes if it is empty (truncated to 0 bytes,
+ * `> queue.json`, logrotate's copytruncate: nothing in it is anyone's), or
+ * if it is JSON text cut short that begins with the very header of that
+ * version (commit_seq and written_at_ms name one version of one broker:
+ * what is left is a piece of it). Anything else may be somebody's -- a
+ * newer casq's format, an edit gone wrong, a copy still being written --
+ * and is never written over: the node keeps answering -LOADING and reading
+ * it again. Returns how it was lost, or NULL. */
+static const char *documentLost(commitState *cs, const char *data, size_t len) {
+    if (!hadDocument(cs)) return NULL;
+    if (persistTextEmpty(data, len)) return "was EMPTIED";
+    sds head = persistCatHeader(sdsempty(), &cs->doc);
+    int ours = len > sdslen(head) && !memcmp(data, head, sdslen(head));
+    sdsfree(head);
+    return ours && persistTextCutShort(data, len) ? "was CUT SHORT" : NULL;
 }
 
 static void reloadLater(commitState *cs, long long ms) {
@@ -444,12 +491,16 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
     } else if (status == STORE_OK) {
         persistHeader h;
         persistState *ps = persistDecode(data, len, &h, &problem);
+        const char *how;
         if (ps) {
             adoptDocument(cs, ps, &h, version, len);
             persistHeaderClear(&h);
+        } else if ((how = documentLost(cs, data, len))) {
+            sdsfree(problem);
+            problem = keepStateOfLostDocument(cs, version, how);
         }
-    } else if (status == STORE_NOT_FOUND && !cs->starting && cs->doc.commit_seq > 0) {
-        problem = keepStateOfVanishedDocument(cs);
+    } else if (status == STORE_NOT_FOUND && hadDocument(cs)) {
+        problem = keepStateOfLostDocument(cs, NULL, "has VANISHED");
     } else if (status == STORE_NOT_FOUND) {
         adoptMissingDocument(cs);
     } else {
@@ -463,12 +514,18 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         cs->reloading = 0;
         return;
     }
+    sdsfree(cs->reload_problem);
+    cs->reload_problem = problem;
     if (problem) {
         /* At run time there is no good state to fall back to: keep
-         * answering -LOADING and try again. */
-        serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s", server.store->location,
-                  problem);
-        sdsfree(problem);
+         * answering -LOADING and try again. A broker that stepped down
+         * still holds all it acknowledged: say how to get it back. */
+        int ours = isOurBroker(cs, &cs->doc) && !cs->is_broker;
+        serverLog(LL_WARNING, "Can't reload the state document %s: %s; retrying in 1 s%s", server.store->location,
+                  problem,
+                  ours ? "; this node holds every change it acknowledged: remove the document to have them written "
+                         "again, or put a readable one in its place"
+                       : "");
         cs->takeover_wanted = 0; /* broker.c tries again at its next check */
         cs->reloading = 0;
         reloadLater(cs, 1000);
@@ -529,6 +586,15 @@ static sds followerErrorString(commitState *cs) {
                         cs->doc.broker.id ? cs->doc.broker.id : "?",
                         cs->doc.broker.address ? cs->doc.broker.address : "?",
                         (unsigned long long)cs->doc.broker.epoch);
+}
+
+sds commitLoadingError(void) {
+    commitState *cs = server.commit;
+    if (!cs || !cs->reload_problem) return NULL;
+    return sdscatprintf(sdsempty(),
+                        "-LOADING casq is loading the state document, which cannot be read: %s; retrying every "
+                        "second\r\n",
+                        cs->reload_problem);
 }
 
 sds commitFollowerError(void) {
@@ -686,7 +752,10 @@ static void commitSucceeded(commitState *cs, const char *new_version) {
     cs->doc_bytes = cs->flight_bytes;
     cs->takeover_pending = 0;
     if (took_over) {
-        if (prev_broker)
+        if (prev_broker && !strcmp(prev_broker, cs->node_id))
+            serverLog(LL_NOTICE, "Broker: this node (%s) wrote the state document again, epoch %llu", cs->node_id,
+                      (unsigned long long)cs->doc.broker.epoch);
+        else if (prev_broker)
             serverLog(LL_NOTICE, "Broker: this node (%s) took over the state document from %s, epoch %llu",
                       cs->node_id, prev_broker, (unsigned long long)cs->doc.broker.epoch);
         else
@@ -870,7 +939,9 @@ void commitBeforeSleep(void) {
     if (cs->in_flight || cs->reloading || cs->backing_off || cs->probing) return;
     if (server.change_seq <= server.durable_seq && !cs->takeover_pending) return;
     if (!cs->is_broker) {
-        if (server.change_seq > server.durable_seq) followerDiscardChanges(cs);
+        /* Not while the document cannot be read since stepping down: the
+         * changes it holds are the ones it may have to write again. */
+        if (server.change_seq > server.durable_seq && roleOf(cs) == COMMIT_ROLE_FOLLOWER) followerDiscardChanges(cs);
         return;
     }
     if (cs->reload_scheduled) return;
@@ -930,7 +1001,9 @@ static void commitProbeDone(void *priv, storeStatus status, const char *data, si
               "stepping down and reloading",
               server.store->location, status == STORE_NOT_FOUND ? "gone" : "not the version this node wrote",
               cs->version ? cs->version : "none");
-    cs->is_broker = status == STORE_NOT_FOUND; /* gone: the vanished path */
+    /* The reload tells: a document gone or emptied under us is written
+     * again (keepStateOfLostDocument), another broker's is followed. */
+    cs->is_broker = 0;
     commitReload(cs);
 }
 
@@ -1036,6 +1109,7 @@ static void commitStateFree(commitState *cs) {
     sdsfree(cs->node_address);
     sdsfree(cs->takeover_expect_id);
     sdsfree(cs->load_error);
+    sdsfree(cs->reload_problem);
     sdsfree(cs->last_error);
     sdsfree(cs->seg_root);
     sdsfree(cs->seg_version);
@@ -1315,7 +1389,7 @@ sds commitInfoString(sds s) {
                      listLength(server.clients_waiting_commit), (unsigned long long)server.change_seq,
                      (unsigned long long)server.durable_seq, cs->reloads, cs->vanished, cs->probes, cs->deposed,
                      cs->confirmed_ms ? mstime() - cs->confirmed_ms : -1, cs->load_ms,
-                     cs->reloading ? "loading" : (cs->is_broker ? "broker" : "follower"),
+                     roleName(roleOf(cs)),
                      cs->doc.broker.id ? cs->doc.broker.id : "", cs->doc.broker.address ? cs->doc.broker.address : "",
                      (unsigned long long)cs->doc.broker.epoch, cs->node_id);
     return s;
@@ -1338,9 +1412,7 @@ uint64_t commitCoveredSeq(void) {
 
 commitRole commitGetRole(void) {
     commitState *cs = server.commit;
-    if (!cs) return COMMIT_ROLE_NONE;
-    if (cs->starting || cs->reloading) return COMMIT_ROLE_LOADING;
-    return cs->is_broker ? COMMIT_ROLE_BROKER : COMMIT_ROLE_FOLLOWER;
+    return cs ? roleOf(cs) : COMMIT_ROLE_NONE;
 }
 
 void commitGetBroker(const char **id, const char **address, uint64_t *epoch) {

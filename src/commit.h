@@ -31,6 +31,11 @@ uint64_t commitCoveredSeq(void);
  * front: a follower does not execute changes. */
 sds commitFollowerError(void);
 
+/* NULL unless the last reload of the document failed; otherwise the
+ * -LOADING error (a full "-LOADING ...\r\n" line, caller frees) that says
+ * why, for the commands refused while it is retried. */
+sds commitLoadingError(void);
+
 /* Unix seconds of the last successful commit (start time before the
  * first one): LASTSAVE, INFO rdb_last_save_time. */
 long long commitLastSaveTime(void);
@@ -44,7 +49,9 @@ sds commitInfoString(sds s);
 
 typedef enum commitRole {
     COMMIT_ROLE_NONE = 0,  /* no commit module (not initialised) */
-    COMMIT_ROLE_LOADING,   /* starting, or (re)loading the document */
+    COMMIT_ROLE_LOADING,   /* starting, (re)loading the document, or
+                            * stepped down and unable to read it since
+                            * (the record it holds names this node) */
     COMMIT_ROLE_BROKER,    /* the document names this node (or will, once
                             * a pending take-over commit lands) */
     COMMIT_ROLE_FOLLOWER,  /* another node is the broker */

@@ -262,14 +262,8 @@ sds persistCatKey(sds out, redisDb *db, sds key, robj *o, const persistCache *pc
     return catKeyRecord(out, key, objectTypeGet(o->type), o, when);
 }
 
-/* Encodes with every key inline and no key segment named (--export-state). */
-static int encode_inline_all;
-
-/* One key per line: `jq` does not care, people using grep or diff do. */
-void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
-    size_t used = 0;
-    if (pc) pc->gen++;
-    sds out = sdscatlen(d->own, "{\"format\":", 10);
+sds persistCatHeader(sds out, const persistHeader *h) {
+    out = sdscatlen(out, "{\"format\":", 10);
     out = jsonCatI64(out, PERSIST_FORMAT);
     out = sdscatlen(out, ",\"casq_version\":", 16);
     out = jsonCatString(out, CASQ_VERSION, strlen(CASQ_VERSION));
@@ -290,7 +284,17 @@ void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
     } else {
         out = sdscatlen(out, "null", 4);
     }
-    d->own = sdscatlen(out, ",\"databases\":[", 14);
+    return out;
+}
+
+/* Encodes with every key inline and no key segment named (--export-state). */
+static int encode_inline_all;
+
+/* One key per line: `jq` does not care, people using grep or diff do. */
+void persistEncode(storeDoc *d, const persistHeader *h, persistCache *pc) {
+    size_t used = 0;
+    if (pc) pc->gen++;
+    d->own = sdscatlen(persistCatHeader(d->own, h), ",\"databases\":[", 14);
     int firstdb = 1;
     for (int j = 0; j < server.cfg.databases; j++) {
         redisDb *db = &server.db[j];
@@ -485,6 +489,17 @@ static int looksTruncated(const char *data, size_t len, size_t *bad) {
         }
     }
     return in_string || depth > 0;
+}
+
+int persistTextEmpty(const char *data, size_t len) {
+    size_t i = 0;
+    while (i < len && isJsonSpace(data[i])) i++;
+    return i == len;
+}
+
+int persistTextCutShort(const char *data, size_t len) {
+    size_t bad = (size_t)-1;
+    return looksTruncated(data, len, &bad);
 }
 
 /* Parses data as one JSON value (nothing but whitespace around it). */

@@ -60,6 +60,12 @@ void persistCacheFree(persistCache *pc);
 size_t persistCacheKeys(const persistCache *pc);
 size_t persistCacheBytes(const persistCache *pc);
 
+/* Appends the document's text up to its databases, as persistEncode
+ * writes it for h: `{"format":...,"broker":{...}` (no comma after it). A
+ * document that begins with the text of the header a node wrote last is
+ * that node's version (commit.c: a document cut short). */
+sds persistCatHeader(sds out, const persistHeader *h);
+
 /* Encodes the whole document for the current databases into d (see
  * storeDoc in store.h: big streams' entries are borrowed from their nodes,
  * stamped with server.doc_pin) and seals it. pc may be NULL (no caching). */
@@ -112,6 +118,12 @@ typedef struct persistState persistState;
  * message saying what is wrong and where (e.g. `databases[0].keys[3]
  * ("jobs"): stream: entry #5: ...`). */
 persistState *persistDecode(const char *data, size_t len, persistHeader *h, sds *err);
+/* What is wrong with a text persistDecode refused, for a reader that must
+ * tell a document lost from somebody's (commit.c): no bytes or only
+ * whitespace; JSON text that ends unexpectedly, as one cut short does
+ * (persistDecode says "truncated"). */
+int persistTextEmpty(const char *data, size_t len);
+int persistTextCutShort(const char *data, size_t len);
 /* Number of keys in a decoded state. */
 unsigned long long persistStateKeys(const persistState *ps);
 /* Replaces every database's contents with the decoded state and frees ps.

@@ -337,7 +337,13 @@ int processCommand(client *c) {
         }
     }
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
-        rejectCommand(c, "-LOADING casq is loading the state document");
+        sds lerr = commitLoadingError();
+        if (!lerr) {
+            rejectCommand(c, "-LOADING casq is loading the state document");
+            return C_OK;
+        }
+        sdssetlen(lerr, sdslen(lerr) - 2); /* rejectCommand adds the CRLF */
+        rejectCommandSds(c, lerr);
         return C_OK;
     }
     if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed(c->read_ms ? c->read_ms : mstime())) {

@@ -15,6 +15,9 @@
  *   queue.json.tmp    the next version while it is being written; between
  *                     commits, the version before the current one, kept
  *                     as the file the next commit overwrites (see below)
+ *                     (kept beside a document this store did not write
+ *                     -- emptied, cut short, restored -- until the next
+ *                     write: it may be the last complete version left)
  *   queue.json.lock   the lock, and the *version record*:
  *                       casq-file-store 2 token=<32 hex> ino=<n> size=<n> mtime=<s>.<ns> state=dirty|clean
  *                     (format 1, from earlier versions, has no state:
@@ -100,8 +103,9 @@
  * the two files, and the data written is durable -- only *which* name
  * points at which file may lag on disk. So after a power loss the newest
  * complete version can be under either name, and the other file can be
- * the spare a later write had begun to overwrite (torn). The load
- * (fileRecover) therefore reads both and puts at the path:
+ * the spare a later write had begun to overwrite (torn). The first load
+ * of a process (fileRecover; later ones have seen no crash since) therefore
+ * reads both and puts at the path:
  *   - queue.json.tmp, if its check holds and it follows queue.json's
  *     version (seq + 1, prev = queue.json's crc): the rename was lost;
  *   - queue.json.tmp, if queue.json's check does not hold and either of
@@ -302,7 +306,10 @@ typedef struct fileStore {
     char written[FILE_TOKEN_HEX + 1];            /* the token this store wrote last ("" if none):
                                                   * only that writer may mark the record clean */
     int synced_dir;                              /* the last write fsynced the directory */
-    char note[FILE_ERR_MAX];                     /* load: what recovery did, logged on the loop */
+    char note[2 * FILE_ERR_MAX];                 /* load: what recovery did, logged on the loop */
+    fileIdentity spare_noted;                    /* the spare a note named last (named once) */
+    int recovered;                               /* a load ran fileRecover: the names are
+                                                  * not looked into again (see there) */
     /* --- segments (see "Segments" below) --- */
     sds seg_path;            /* path + ".segments": the segments' directory */
     bioPool *seg_pool;       /* threads running segment operations */
@@ -622,15 +629,59 @@ static int fileReadPath(const char *path, char **out, size_t *outlen) {
     return ok ? 1 : -1;
 }
 
-/* Before a load: if the record says dirty (writes may have skipped the
- * directory fsync), the newest complete version can be queue.json.tmp --
- * the rename that made it the document did not reach the disk, or the
- * document is the spare a crash cut short while it was rewritten. Puts
- * that version at the path (see "One flush per commit"). Otherwise the
- * .tmp file is a spare some writer kept, or was left by a writer that
- * died; nothing needs it now (a writer makes a spare only for itself, and
- * only after a load). */
-static int fileRecover(fileStore *fs) {
+/* The spare, complete (tc: its check), is kept beside a document that is
+ * not a complete version this store wrote: if that one cannot be read
+ * (emptied, cut short, garbage), the spare may be all that is left of the
+ * queue, so it is named -- once per spare, not at every reload. */
+static void fileNoteKeptSpare(fileStore *fs, const fileCheck *tc) {
+    struct stat sb;
+    if (stat(fs->tmp_path, &sb) == -1) return;
+    fileIdentity id;
+    identityFromStat(&id, &sb);
+    if (identityEqual(&id, &fs->spare_noted)) return;
+    fs->spare_noted = id;
+    size_t used = strlen(fs->note);
+    snprintf(fs->note + used, sizeof(fs->note) - used,
+             "%skept %s, a complete version this store wrote (seq %llu), until the next write: %s is not one "
+             "(jq, a restore, an editor, a truncation wrote it); if it cannot be loaded, the kept file is the last "
+             "complete version left, though it may lack the last commits' changes",
+             used ? "; " : "", fs->tmp_path, (unsigned long long)tc->seq, fs->path);
+}
+
+/* After a load read the document: the spare that recovery did not need
+ * (fileRecover) is removed -- unless the document is not a complete
+ * version this store wrote (doc_good: its check holds) and the spare is
+ * one: then it stays until the next write replaces it. */
+static void fileSettleSpare(fileStore *fs, int doc_good) {
+    if (!doc_good) {
+        char *t = NULL;
+        size_t tn = 0;
+        fileCheck tc;
+        int complete = fileReadPath(fs->tmp_path, &t, &tn) == 1 && checkDecode(t, tn, &tc) == FILE_CHECK_GOOD;
+        zfree(t);
+        if (complete) {
+            fileNoteKeptSpare(fs, &tc);
+            return;
+        }
+    }
+    unlink(fs->tmp_path);
+}
+
+/* Before the first load of this process: if the record says dirty
+ * (writes may have skipped the directory fsync), the newest complete
+ * version can be queue.json.tmp -- the rename that made it the document
+ * did not reach the disk, or the document is the spare a crash cut short
+ * while it was rewritten. Puts that version at the path (see "One flush
+ * per commit"). Only the names on disk can lag, after the machine went
+ * down: a process that is running has seen no such crash since it
+ * started, so its later loads find the names as they are -- and a
+ * document edited in place keeping its check is then somebody's edit,
+ * never a torn write to roll back from (which would lose the last
+ * commit). Otherwise the .tmp file is a spare some writer kept, or was
+ * left by a writer that died: *drop_spare says nothing here needs it
+ * (fileSettleSpare decides, once the document is read). */
+static int fileRecover(fileStore *fs, int *drop_spare) {
+    *drop_spare = 0;
     fileRecord rec;
     int r = fileReadRecord(fs, &rec, NULL, NULL);
     if (r == -1) return -1;
@@ -639,7 +690,7 @@ static int fileRecover(fileStore *fs) {
     int use_tmp = 0, keep_tmp = 0, torn = 0;
     fileCheck tc, jc;
     int tr = 0, jr = 0;
-    if (r == 1 && rec.dirty) {
+    if (r == 1 && rec.dirty && !fs->recovered) {
         /* The document is read (and its check computed) only when a
          * complete .tmp makes the question arise. */
         tr = fileReadPath(fs->tmp_path, &t, &tn);
@@ -661,16 +712,15 @@ static int fileRecover(fileStore *fs) {
              * or as tmp's successor: tmp is the newest complete one. */
             use_tmp = torn = checkFollows(&tc, &jc) || checkFollows(&jc, &tc);
             keep_tmp = !use_tmp; /* unrelated: left for the operator */
-        } else {
-            /* Written by something else (jq, a restore): loaded as it is;
-             * the .tmp stays until this store's first write. */
-            keep_tmp = 1;
         }
+        /* else written by something else (jq, a restore): loaded as it
+         * is; fileSettleSpare keeps the .tmp until this store's first
+         * write. */
     }
     zfree(t);
     zfree(j);
     if (!use_tmp) {
-        if (!keep_tmp) unlink(fs->tmp_path);
+        *drop_spare = !keep_tmp;
         return 0;
     }
     /* One atomic step puts the complete version at the path: a crash in
@@ -711,16 +761,19 @@ static void fileDoLoad(fileStore *fs) {
     }
     fs->note[0] = '\0';
     fs->spare_ok = 0;
-    if (fileRecover(fs) == -1) {
+    int drop_spare;
+    if (fileRecover(fs, &drop_spare) == -1) {
         fs->status = STORE_ERROR;
         fileUnlock(fs);
         return;
     }
+    fs->recovered = 1;
 
     int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
     if (fd == -1) {
         if (errno == ENOENT) {
             fs->status = STORE_NOT_FOUND;
+            if (drop_spare) unlink(fs->tmp_path);
         } else {
             fs->status = STORE_ERROR;
             fileSetErr(fs, "cannot open %s: %s", fs->path, strerror(errno));
@@ -777,7 +830,8 @@ static void fileDoLoad(fileStore *fs) {
     }
     /* The check: where the next version's chain continues, and the
      * document without its padding. */
-    if (checkDecode(fs->buf, fs->buflen, &fs->cur) == FILE_CHECK_GOOD) {
+    int good = checkDecode(fs->buf, fs->buflen, &fs->cur) == FILE_CHECK_GOOD;
+    if (good) {
         fs->buflen = fs->cur.len;
     } else {
         if (fs->cur.seq && !fs->note[0])
@@ -785,6 +839,7 @@ static void fileDoLoad(fileStore *fs) {
                      fs->path);
         memset(&fs->cur, 0, sizeof(fs->cur));
     }
+    if (drop_spare) fileSettleSpare(fs, good);
     fs->status = STORE_OK;
 
 done:
