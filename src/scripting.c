@@ -394,6 +394,7 @@ static void scriptingInitLua(void) {
     luaLoadLib(L, LUA_MATHLIBNAME, luaopen_math);
     luaLoadLib(L, "cjson", luaopen_redis_cjson);
     luaLoadLib(L, "struct", luaopen_struct);
+    luaLoadLib(L, "cmsgpack", luaopen_cmsgpack);
     luaLoadLib(L, "bit", luaopen_redis_bit);
     /* Not the debug library: debug.getregistry() and debug.setmetatable()
      * would let a script break the tables the server itself relies on. */
