@@ -225,6 +225,28 @@ static void structGetBytes(void *value, const char *p, size_t size, int endian) 
     for (size_t i = 0; i < size; i++) dst[i] = p[size - 1 - i];
 }
 
+/* 'f' and 'd', told apart by their size. */
+static void structPutFloat(luaL_Buffer *b, lua_Number n, size_t size, int endian) {
+    if (size == sizeof(float)) {
+        float f = (float)n;
+        structPutBytes(b, &f, size, endian);
+    } else {
+        double d = n;
+        structPutBytes(b, &d, size, endian);
+    }
+}
+
+static lua_Number structGetFloat(const char *p, size_t size, int endian) {
+    if (size == sizeof(float)) {
+        float f;
+        structGetBytes(&f, p, size, endian);
+        return (lua_Number)f;
+    }
+    double d;
+    structGetBytes(&d, p, size, endian);
+    return (lua_Number)d;
+}
+
 /* ------------------------------------------------------------------------
  * struct.pack
  * --------------------------------------------------------------------- */
@@ -254,16 +276,9 @@ static int structPack(lua_State *L) {
         case 'x':
             luaL_addchar(&b, '\0');
             break;
-        case 'f': {
-            float f = (float)luaL_checknumber(L, arg++);
-            structPutBytes(&b, &f, size, st.endian);
+        case 'f': case 'd':
+            structPutFloat(&b, luaL_checknumber(L, arg++), size, st.endian);
             break;
-        }
-        case 'd': {
-            double d = luaL_checknumber(L, arg++);
-            structPutBytes(&b, &d, size, st.endian);
-            break;
-        }
         case 'c': {
             size_t len;
             const char *s = luaL_checklstring(L, arg++, &len);
@@ -343,20 +358,10 @@ static int structUnpack(lua_State *L) {
         }
         case 'x':
             break;
-        case 'f': {
-            float f;
-            structGetBytes(&f, data + pos, size, st.endian);
-            lua_pushnumber(L, (lua_Number)f);
+        case 'f': case 'd':
+            lua_pushnumber(L, structGetFloat(data + pos, size, st.endian));
             nresults++;
             break;
-        }
-        case 'd': {
-            double d;
-            structGetBytes(&d, data + pos, size, st.endian);
-            lua_pushnumber(L, (lua_Number)d);
-            nresults++;
-            break;
-        }
         case 'c':
             if (size == 0) {
                 size = structPopCount(L, &nresults);

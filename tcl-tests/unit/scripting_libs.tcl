@@ -27,6 +27,16 @@ proc lib_error {body args} {
     return $e
 }
 
+# The errors of several one-line scripts, in order.
+proc lib_errors {bodies} {
+    lmap body $bodies { lib_error $body }
+}
+
+# The distinct errors of cmsgpack.unpack on each of some hex strings.
+proc unpack_errors {hexes} {
+    lsort -unique [lmap hex $hexes { lib_error "return cmsgpack.unpack(unhx('$hex'))" }]
+}
+
 start_server {tags {"scripting"}} {
 
     # ------------------------------------------------------------------
@@ -92,8 +102,7 @@ start_server {tags {"scripting"}} {
     } {{[1,2,null,4]} {[1,2,null,4]} {[null,null,3]} {[null,null,null,null,null,null,null,null,null,1]} {Cannot serialise table: excessively sparse array}}
 
     test {cjson.encode - errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return cjson.encode(function() end)}
             {return cjson.encode({f = coroutine.create(function() end)})}
             {return cjson.encode({[true] = 1})}
@@ -102,10 +111,7 @@ start_server {tags {"scripting"}} {
             {return cjson.encode()}
             {return cjson.encode(1, 2)}
             {local t = {} t[1] = t return cjson.encode(t)}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: Cannot serialise function: type not supported} {ERR user_script:1: Cannot serialise thread: type not supported} {ERR user_script:1: Cannot serialise boolean: table key must be a number or string} {ERR user_script:1: Cannot serialise number: must not be NaN or Inf} {ERR user_script:1: Cannot serialise number: must not be NaN or Inf} {ERR user_script:1: bad argument #1 to 'encode' (expected 1 argument)} {ERR user_script:1: bad argument #1 to 'encode' (expected 1 argument)} {ERR user_script:1: Cannot serialise, excessive nesting (1001)}}
 
     test {cjson.encode - 1000 levels of nesting pass, 1001 do not} {
@@ -133,8 +139,7 @@ start_server {tags {"scripting"}} {
     } {16 nan inf -inf inf 1 1.2345678901235e+29 1500}
 
     test {cjson.decode - malformed input errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return cjson.decode('[1')}
             {return cjson.decode('')}
             {return cjson.decode('{"a":}')}
@@ -149,22 +154,15 @@ start_server {tags {"scripting"}} {
             {return cjson.decode('\239\187\191[1]')}
             {return cjson.decode()}
             {return cjson.decode({})}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: Expected comma or array end but found T_END at character 3} {ERR user_script:1: Expected value but found T_END at character 1} {ERR user_script:1: Expected value but found T_OBJ_END at character 6} {ERR user_script:1: Expected object key string but found T_NUMBER at character 2} {ERR user_script:1: Expected value but found T_ARR_END at character 4} {ERR user_script:1: Expected the end but found invalid token at character 7} {ERR user_script:1: Expected value but found invalid escape code at character 2} {ERR user_script:1: Expected value but found unexpected end of string at character 5} {ERR user_script:1: Expected value but found invalid unicode escape code at character 2} {ERR user_script:1: Expected value but found invalid token at character 1} {ERR user_script:1: Expected value but found invalid number at character 1} {ERR user_script:1: Expected value but found invalid token at character 1} {ERR user_script:1: bad argument #1 to 'decode' (expected 1 argument)} {ERR user_script:1: bad argument #1 to 'decode' (string expected, got table)}}
 
     test {cjson.decode - deep nesting is an error, not a crash} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return cjson.decode(string.rep('[', 1000) .. string.rep(']', 1000)) and 'ok'}
             {return cjson.decode(string.rep('[', 1001) .. string.rep(']', 1001))}
             {return cjson.decode(string.rep('\123"a":', 100000))}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{no error: ok} {ERR user_script:1: Found too many nested data structures (1001) at character 1001} {ERR user_script:1: Found too many nested data structures (1001) at character 5001}}
 
     test {cjson - round trip} {
@@ -291,18 +289,14 @@ start_server {tags {"scripting"}} {
     } {000000FF 000000FF 000000FF FFFFFFFF 000000ff}
 
     test {bit - argument errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return bit.band()}
             {return bit.bor(1, {})}
             {return bit.lshift(1)}
             {return bit.tohex('a')}
             {return bit.tohex(1, 'b')}
             {return bit.tohex('x', -2147483648)}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: bad argument #1 to 'band' (number expected, got no value)} {ERR user_script:1: bad argument #2 to 'bor' (number expected, got table)} {ERR user_script:1: bad argument #2 to 'lshift' (number expected, got no value)} {ERR user_script:1: bad argument #1 to 'tohex' (number expected, got string)} {ERR user_script:1: bad argument #2 to 'tohex' (number expected, got string)} {ERR user_script:1: bad argument #1 to 'tohex' (number expected, got string)}}
 
     # ------------------------------------------------------------------
@@ -382,8 +376,7 @@ start_server {tags {"scripting"}} {
     } {000001000000000002000000 010000020000 0102030000 01020304050000060000 0100000000000002000000000000 010000000000000002000000000000000000000003000000}
 
     test {struct.pack - errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return struct.pack('c4', 'ab')}
             {return struct.pack('z', 1)}
             {return struct.pack('=b', 1)}
@@ -397,10 +390,7 @@ start_server {tags {"scripting"}} {
             {return struct.pack('s')}
             {return struct.pack()}
             {return struct.pack(12, 1)}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: bad argument #3 to 'pack' (string too short)} {ERR user_script:1: bad argument #1 to 'pack' (invalid format option 'z')} {ERR user_script:1: bad argument #1 to 'pack' (invalid format option '=')} {ERR user_script:1: integral size 33 is larger than limit of 32} {ERR user_script:1: integral size overflow} {ERR user_script:1: alignment 3 is not a power of 2} {ERR user_script:1: alignment 0 is not a power of 2} {ERR user_script:1: bad argument #2 to 'pack' (number expected, got nil)} {ERR user_script:1: bad argument #3 to 'pack' (number expected, got nil)} {ERR user_script:1: bad argument #2 to 'pack' (number expected, got string)} {ERR user_script:1: bad argument #2 to 'pack' (string expected, got nil)} {ERR user_script:1: bad argument #1 to 'pack' (string expected, got no value)} {ERR user_script:1: bad argument #1 to 'pack' (invalid format option '1')}}
 
     test {struct.pack - a format stops at a NUL byte; spaces are ignored} {
@@ -470,8 +460,7 @@ start_server {tags {"scripting"}} {
     } {1 2 9 1 2 7 0 17 1 2 9}
 
     test {struct.unpack - errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return struct.unpack('b', '')}
             {return struct.unpack('i', '\1\2\3')}
             {return struct.unpack('!4bi', '\1\0\0\0\2\0\0')}
@@ -489,10 +478,7 @@ start_server {tags {"scripting"}} {
             {return struct.unpack('b', {})}
             {return struct.unpack('b', 'abc', 'x')}
             {return struct.unpack(string.rep('b', 10000), string.rep('a', 10000))}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #3 to 'unpack' (offset must be 1 or greater)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: unfinished string in data} {ERR user_script:1: format 'c0' needs a previous size} {ERR user_script:1: format 'c0' needs a previous size} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #2 to 'unpack' (data string too short)} {ERR user_script:1: bad argument #1 to 'unpack' (invalid format option 'z')} {ERR user_script:1: integral size 33 is larger than limit of 32} {ERR user_script:1: bad argument #2 to 'unpack' (string expected, got table)} {ERR user_script:1: bad argument #3 to 'unpack' (number expected, got string)} {ERR user_script:1: stack overflow (too many results)}}
 
     test {struct.size - fixed sizes, alignment, unknown letters count 0} {
@@ -504,8 +490,7 @@ start_server {tags {"scripting"}} {
     } {0 23 24 12 6 10 1 12 32 12 0 8 0 10737418235}
 
     test {struct.size - errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return struct.size('s')}
             {return struct.size('bc0')}
             {return struct.size('%')}
@@ -513,10 +498,7 @@ start_server {tags {"scripting"}} {
             {return struct.size('!3')}
             {return struct.size('c99999999999')}
             {return struct.size()}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } "{ERR user_script:1: bad argument #1 to 'size' (option 's' has no fixed size)} {ERR user_script:1: bad argument #1 to 'size' (option 'c0' has no fixed size)} {ERR user_script:1: bad argument #1 to 'size' (invalid format option '%')} {ERR user_script:1: bad argument #1 to 'size' (invalid format option '\xc8')} {ERR user_script:1: alignment 3 is not a power of 2} {ERR user_script:1: integral size overflow} {ERR user_script:1: bad argument #1 to 'size' (string expected, got no value)}"
 
     test {struct - round trips} {
@@ -696,8 +678,7 @@ start_server {tags {"scripting"}} {
     # Redis prints the offset and, as "limit", the input's length, both as
     # 32-bit ints.
     test {cmsgpack.unpack_one and unpack_limit - offset and limit errors} {
-        set got {}
-        foreach body {
+        lib_errors {
             {return cmsgpack.unpack_one(unhx('01a1619102c0c3'), 8)}
             {return cmsgpack.unpack_one(unhx('01a1619102c0c3'), -1)}
             {return cmsgpack.unpack_one('', 1)}
@@ -710,35 +691,20 @@ start_server {tags {"scripting"}} {
             {return cmsgpack.unpack_one(unhx('01'), 'x')}
             {return cmsgpack.unpack_one()}
             {return cmsgpack.unpack({})}
-        } {
-            lappend got [lib_error $body]
         }
-        set got
     } {{ERR user_script:1: Start offset 8 greater than input length 7.} {ERR user_script:1: Invalid request to unpack with offset of -1 and limit of 7.} {ERR user_script:1: Start offset 1 greater than input length 0.} {ERR user_script:1: Start offset -2147483648 greater than input length 1.} {ERR user_script:1: Invalid request to unpack with offset of 1 and limit of 1.} {ERR user_script:1: Invalid request to unpack with offset of 0 and limit of 7.} {ERR user_script:1: Start offset 8 greater than input length 7.} {ERR user_script:1: bad argument #2 to 'unpack_limit' (number expected, got no value)} {ERR user_script:1: bad argument #2 to 'unpack_limit' (number expected, got nil)} {ERR user_script:1: bad argument #2 to 'unpack_one' (number expected, got string)} {ERR user_script:1: bad argument #1 to 'unpack_one' (string expected, got no value)} {ERR user_script:1: bad argument #1 to 'unpack' (string expected, got table)}}
 
     test {cmsgpack.unpack - truncated input} {
-        set got {}
-        foreach hex {cc cd00 ce0000 cf00000000000000 d0 d1ff d2ffff d3000000 ca0000 cb00000000000000
-                     a3 a36162 d9 d902 da00 da000261 db000000 92 9201 dc00 dc0002 dd000000 81c0 de0001a161 df00000001 0001cc} {
-            lappend got [lib_error "return cmsgpack.unpack(unhx('$hex'))"]
-        }
-        lsort -unique $got
+        unpack_errors {cc cd00 ce0000 cf00000000000000 d0 d1ff d2ffff d3000000 ca0000 cb00000000000000
+                     a3 a36162 d9 d902 da00 da000261 db000000 92 9201 dc00 dc0002 dd000000 81c0 de0001a161 df00000001 0001cc}
     } {{ERR user_script:1: Missing bytes in input.}}
 
     test {cmsgpack.unpack - huge declared lengths are missing bytes, not allocations} {
-        set got {}
-        foreach hex {dbffffffff dbffffff00 ddffffffff dfffffffff dcffff daffff} {
-            lappend got [lib_error "return cmsgpack.unpack(unhx('$hex'))"]
-        }
-        lsort -unique $got
+        unpack_errors {dbffffffff dbffffff00 ddffffffff dfffffffff dcffff daffff}
     } {{ERR user_script:1: Missing bytes in input.}}
 
     test {cmsgpack.unpack - types it does not read: bin, ext, 0xc1} {
-        set got {}
-        foreach hex {c1 c40161 c5000161 c60000000161 c7010161 c8000101 c9000000010161 d40161 d5016161 d601616161 d70100000000000000 d801 00c1 92c1 82c1 9201c1} {
-            lappend got [lib_error "return cmsgpack.unpack(unhx('$hex'))"]
-        }
-        lsort -unique $got
+        unpack_errors {c1 c40161 c5000161 c60000000161 c7010161 c8000101 c9000000010161 d40161 d5016161 d601616161 d70100000000000000 d801 00c1 92c1 82c1 9201c1}
     } {{ERR user_script:1: Bad data format in input.}}
 
     test {cmsgpack.unpack - nil and NaN keys} {
