@@ -9,7 +9,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2
-PKGS     := libevent hiredis libcurl libcjson zlib lua5.1 libcrypto libssl
+PKGS     := libevent hiredis libcurl libcjson zlib lua5.1 lua5.1-cjson lua5.1-bitop libcrypto libssl
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 

@@ -10,6 +10,8 @@
 #   libcrypto (libssl-dev)            SHA-256 and constant-time compare of passwords
 #   libssl    (libssl-dev)            TLS on tls-port (OpenSSL)
 #   Lua 5.1   (liblua5.1-0-dev)       EVAL / EVALSHA scripts (Redis's Lua version)
+#   lua-cjson (lua-cjson-dev)         the scripts' cjson library (2.1.0, as Redis's)
+#   lua-bitop (lua-bitop-dev)         the scripts' bit library (1.0.2, as Redis's)
 set -e
 missing=""
 check() { # pkg-config-name debian-package
@@ -24,6 +26,8 @@ check libcurl libcurl4-openssl-dev
 check libcjson libcjson-dev
 check zlib zlib1g-dev
 check lua5.1 liblua5.1-0-dev
+check lua5.1-cjson lua-cjson-dev
+check lua5.1-bitop lua-bitop-dev
 check libcrypto libssl-dev
 check libssl libssl-dev
 if [ -n "$missing" ]; then
@@ -35,6 +39,6 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in hiredis libevent libcurl libcjson zlib lua5.1 libcrypto libssl; do
-    printf 'deps: %-9s %s\n' "$p" "$(pkg-config --modversion $p)"
+for p in hiredis libevent libcurl libcjson zlib lua5.1 lua5.1-cjson lua5.1-bitop libcrypto libssl; do
+    printf 'deps: %-12s %s\n' "$p" "$(pkg-config --modversion $p)"
 done

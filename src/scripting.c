@@ -27,6 +27,7 @@
 #include <lualib.h>
 
 #include "commit.h"
+#include "lua_libs.h"
 #include "server.h"
 
 /* ========================================================================
@@ -391,6 +392,10 @@ static void scriptingInitLua(void) {
     luaLoadLib(L, LUA_TABLIBNAME, luaopen_table);
     luaLoadLib(L, LUA_STRLIBNAME, luaopen_string);
     luaLoadLib(L, LUA_MATHLIBNAME, luaopen_math);
+    luaLoadLib(L, "cjson", luaopen_redis_cjson);
+    luaLoadLib(L, "struct", luaopen_struct);
+    luaLoadLib(L, "cmsgpack", luaopen_cmsgpack);
+    luaLoadLib(L, "bit", luaopen_redis_bit);
     /* Not the debug library: debug.getregistry() and debug.setmetatable()
      * would let a script break the tables the server itself relies on. */
     /* No file access from a script. */
