@@ -11,9 +11,10 @@
 #   python3, python3-redis     the Python integration tests and helpers
 #   python3-celery, python3-rq the job frameworks run end to end
 #                              (tests/integration/frameworks.py)
-#   nodejs, npm                the ioredis integration test; ioredis itself
-#                              goes to tests/integration/node_modules
-#                              (versions pinned by package-lock.json)
+#   nodejs, npm                the ioredis and BullMQ integration tests;
+#                              ioredis and bullmq themselves go to
+#                              tests/integration/node_modules (versions
+#                              pinned by package-lock.json)
 #   clang, libclang-rt-14-dev  the libFuzzer target (make fuzz)
 #   valgrind                   make valgrind-test
 #   procps                     kill and ps (a minimal Debian lacks them)
@@ -75,18 +76,22 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
 
-# ioredis for tests/integration/ioredis_client.js
-if [ ! -f "$ROOT/tests/integration/node_modules/ioredis/package.json" ]; then
-    echo "test-deps: installing ioredis (npm ci) into tests/integration/node_modules"
+# ioredis for tests/integration/ioredis_client.js, bullmq for bullmq.js and
+# bench/bench_bullmq.sh: npm ci installs both, so either one missing (an
+# older checkout's node_modules has no bullmq) brings them in.
+nm="$ROOT/tests/integration/node_modules"
+if [ ! -f "$nm/ioredis/package.json" ] || [ ! -f "$nm/bullmq/package.json" ]; then
+    echo "test-deps: installing ioredis and bullmq (npm ci) into tests/integration/node_modules"
     npm ci --prefix "$ROOT/tests/integration" --no-audit --no-fund --loglevel=error
 fi
 
-printf 'test-deps: redis-server %s, tclsh %s, python3-redis %s, celery %s, rq %s, node %s, ioredis %s, %s\n' \
+printf 'test-deps: redis-server %s, tclsh %s, python3-redis %s, celery %s, rq %s, node %s, ioredis %s, bullmq %s, %s\n' \
     "$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')" \
     "$(echo 'puts [info patchlevel]' | tclsh)" \
     "$(/usr/bin/python3 -c 'import redis; print(redis.__version__)')" \
     "$(/usr/bin/python3 -c 'import celery; print(celery.__version__)')" \
     "$(/usr/bin/python3 -c 'import rq; print(rq.__version__)')" \
     "$(node --version)" \
-    "$(node -p "require('$ROOT/tests/integration/node_modules/ioredis/package.json').version")" \
+    "$(node -p "require('$nm/ioredis/package.json').version")" \
+    "$(node -p "require('$nm/bullmq/package.json').version")" \
     "$(clang --version | head -n 1)"

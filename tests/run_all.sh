@@ -9,7 +9,7 @@
 #   tcl-redis    tcl-tests/ against redis-server (proves the tests assert
 #                Redis's behaviour), with --redis-aof for the persistence tests
 #   integration  tests/integration/: redis-cli, redis-benchmark, redis-py,
-#                ioredis, hostile input
+#                ioredis, BullMQ, hostile input
 #   durability   tests/durability/run.sh: SIGKILL under load, corrupt
 #                documents, full disk, two writers
 #   s3           tests/s3/run.sh: the S3 store against a real Ceph RGW

@@ -12,7 +12,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
-ALL="redis_cli redis_benchmark python_client ioredis_client bad_input tls frameworks"
+ALL="redis_cli redis_benchmark python_client ioredis_client bullmq bad_input tls frameworks"
 tests=${*:-$ALL}
 passed=0
 failed=0
