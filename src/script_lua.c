@@ -598,7 +598,8 @@ static int luaSetResp(lua_State *L) {
 #define PROPAGATE_ALL 3
 
 static int luaRedisSetReplCommand(lua_State *L) {
-    if (lua_gettop(L) != 1) return scriptLuaRaise(L, "redis.set_repl() requires one argument.");
+    /* "two" is Redis's text, though it takes one. */
+    if (lua_gettop(L) != 1) return scriptLuaRaise(L, "redis.set_repl() requires two arguments.");
     int flags = (int)lua_tonumber(L, -1);
     if ((flags & ~(PROPAGATE_AOF | PROPAGATE_REPL)) != 0)
         return scriptLuaRaise(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
@@ -1124,10 +1125,17 @@ static int luaTableField(lua_State *L, const char *field, int type) {
 
 static void luaReplyValue(client *c, lua_State *L, int depth);
 
-/* {err=...}: the error, its code kept. */
+/* {err=...}: the error, its code kept. As Redis's "-%s" through
+ * addReplyErrorFormat: a dash of the text's own stays ({err='-X'} sends
+ * "--X") and trailing newlines are trimmed before the others become
+ * spaces. */
 static void luaReplyErrorTable(client *c, lua_State *L) {
-    sds e = luaReplyLine(sdsnew(lua_tostring(L, -1)));
-    sds full = sdscatprintf(sdsempty(), "-%s\r\n", e[0] == '-' ? e + 1 : e);
+    sds e = sdsnew(lua_tostring(L, -1));
+    size_t len = sdslen(e);
+    while (len > 0 && (e[len - 1] == '\r' || e[len - 1] == '\n')) len--;
+    sdssetlen(e, len);
+    e = luaReplyLine(e);
+    sds full = sdscatprintf(sdsempty(), "-%s\r\n", e);
     addReplyErrorObject(c, full);
     sdsfree(full);
     sdsfree(e);
@@ -1176,8 +1184,10 @@ static int luaReplyTypedTable(client *c, lua_State *L, int depth) {
             if ((ok = luaTableField(L, "string", LUA_TSTRING))) {
                 size_t len;
                 const char *s = lua_tolstring(L, -1, &len);
+                /* Redis sends the format's first three bytes, whatever
+                 * its length ("text" gives "tex"). */
                 char ext[4] = "txt";
-                if (strlen(fmt) == 3) memcpy(ext, fmt, 3);
+                if (strlen(fmt) >= 3) memcpy(ext, fmt, 3);
                 addReplyVerbatim(c, s, len, ext);
             }
         }
