@@ -626,7 +626,11 @@ static void functionsFlushAll(void) {
 }
 
 static void functionFlushCommand(client *c) {
-    if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2], "sync") && strcasecmp(c->argv[2], "async"))) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 3 && strcasecmp(c->argv[2], "sync") && strcasecmp(c->argv[2], "async")) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
