@@ -930,8 +930,11 @@ static int verifyDumpPayload(const unsigned char *p, size_t len) {
  * run time: a dump holds libraries some server accepted). */
 static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len, sds *err) {
     functionsLibCtx *ctx = functionsLibCtxCreate();
-    rdbReader r = {p, p + len - 10};
-    while (r.p < r.end) {
+    /* Redis reads the payload's strings out of the whole buffer, footer
+     * included: a string that runs past the libraries reads into the
+     * footer (and its errors are those of what it read there). */
+    rdbReader r = {p, p + len};
+    while (r.p < p + len - 10) {
         unsigned char type = *r.p++;
         if (type == RDB_OPCODE_FUNCTION_PRE_GA) {
             *err = sdsnew("Pre-GA function format not supported");
@@ -943,7 +946,7 @@ static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len,
         }
         sds code;
         if (rdbReadString(&r, &code) != C_OK) {
-            *err = sdsnew("failed loading the given functions payload");
+            *err = sdsnew("Failed loading library payload");
             break;
         }
         functionLib *lib = functionsCreateWithLibraryCtx(code, 0, err, ctx, 0);
