@@ -699,6 +699,13 @@ static void functionListCommand(client *c) {
 }
 
 static void functionStatsCommand(client *c) {
+    /* Allowed while a script is busy, but Redis reports on functions only:
+     * during an EVAL it answers the -BUSY that names SCRIPT KILL. */
+    scriptRunCtx *run = scriptCurrent();
+    if (run && run->kind != SCRIPT_ENGINE_FUNCTION) {
+        addReplyError(c, scriptBusyError());
+        return;
+    }
     functionsInit();
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "running_script");
