@@ -99,13 +99,15 @@ int scriptFlagFromName(const char *name, size_t len) {
     return 0;
 }
 
+/* A set of simple strings, as Redis's functionListReplyFlags (FUNCTION
+ * LIST: "+no-writes", not a bulk string). */
 void scriptAddReplyFlags(client *c, int flags) {
     int n = 0;
     for (int j = 0; scriptFlagNames[j].name; j++)
         if (flags & scriptFlagNames[j].flag) n++;
     addReplySetLen(c, n);
     for (int j = 0; scriptFlagNames[j].name; j++)
-        if (flags & scriptFlagNames[j].flag) addReplyBulkCString(c, scriptFlagNames[j].name);
+        if (flags & scriptFlagNames[j].flag) addReplyStatus(c, scriptFlagNames[j].name);
 }
 
 /* ========================================================================
