@@ -14,6 +14,7 @@
  * replaces or joins the current one, so a load that fails halfway (a
  * FUNCTION RESTORE with a conflict, a document whose code does not
  * compile) changes nothing. */
+#include <ctype.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lzf.h>
@@ -80,11 +81,28 @@ static int functionsKeyCompare(const void *a, const void *b) {
     return l1 == l2 && memcmp(a, b, l1) == 0;
 }
 
+/* Function names are looked up case-insensitively, as Redis's
+ * functionDictType does (FCALL MyFunc calls myfunc); library names are
+ * case-sensitive. */
+static uint64_t functionsCaseHash(const void *key) {
+    const char *s = key;
+    size_t len = sdslen((const sds)key);
+    char buf[128];
+    if (len > sizeof(buf)) len = sizeof(buf); /* a prefix is enough for a hash */
+    for (size_t i = 0; i < len; i++) buf[i] = (char)tolower((unsigned char)s[i]);
+    return dictGenHashFunction(buf, len);
+}
+
+static int functionsKeyCaseCompare(const void *a, const void *b) {
+    size_t l1 = sdslen((const sds)a), l2 = sdslen((const sds)b);
+    return l1 == l2 && strncasecmp(a, b, l1) == 0;
+}
+
 static void functionLibFree(void *p);
 
 /* Library names are keys the dict does not own (the library does). */
 static dictType librariesDictType = {functionsHash, functionsKeyCompare, NULL, functionLibFree};
-static dictType functionsDictType = {functionsHash, functionsKeyCompare, NULL, NULL};
+static dictType functionsDictType = {functionsCaseHash, functionsKeyCaseCompare, NULL, NULL};
 
 static void functionInfoFree(functionInfo *fi) {
     if (fctx.lua) luaL_unref(fctx.lua, LUA_REGISTRYINDEX, fi->ref);
@@ -273,9 +291,15 @@ static int luaRegisterFunctionReadFlags(lua_State *L, int *flags) {
             lua_pop(L, 1);
             return C_ERR;
         }
+        /* Unlike a shebang's flags=, Redis matches these ignoring case. */
         size_t len;
         const char *s = lua_tolstring(L, -1, &len);
-        int flag = scriptFlagFromName(s, len);
+        char lower[32];
+        int flag = 0;
+        if (len < sizeof(lower)) {
+            for (size_t i = 0; i < len; i++) lower[i] = (char)tolower((unsigned char)s[i]);
+            flag = scriptFlagFromName(lower, len);
+        }
         lua_pop(L, 1);
         if (!flag) return C_ERR;
         f |= flag;
@@ -381,8 +405,12 @@ static int luaRegisterFunction(lua_State *L) {
     const char *err = NULL;
     sds name = NULL, desc = NULL;
     int flags = 0;
-    if (argc == 1 && lua_istable(L, 1)) {
-        luaRegisterFunctionTable(L, &name, &desc, &flags, &err);
+    if (argc == 1) {
+        if (lua_istable(L, 1))
+            luaRegisterFunctionTable(L, &name, &desc, &flags, &err);
+        else
+            err = "calling redis.register_function with a single argument is only applicable to Lua table "
+                  "(representing named arguments).";
     } else if (argc == 2) {
         if (!lua_isstring(L, 1)) err = "first argument to redis.register_function must be a string";
         else if (!lua_isfunction(L, 2)) err = "second argument to redis.register_function must be a function";
@@ -598,7 +626,11 @@ static void functionsFlushAll(void) {
 }
 
 static void functionFlushCommand(client *c) {
-    if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2], "sync") && strcasecmp(c->argv[2], "async"))) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 3 && strcasecmp(c->argv[2], "sync") && strcasecmp(c->argv[2], "async")) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
@@ -667,6 +699,13 @@ static void functionListCommand(client *c) {
 }
 
 static void functionStatsCommand(client *c) {
+    /* Allowed while a script is busy, but Redis reports on functions only:
+     * during an EVAL it answers the -BUSY that names SCRIPT KILL. */
+    scriptRunCtx *run = scriptCurrent();
+    if (run && run->kind != SCRIPT_ENGINE_FUNCTION) {
+        addReplyError(c, scriptBusyError());
+        return;
+    }
     functionsInit();
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "running_script");
@@ -677,8 +716,15 @@ static void functionStatsCommand(client *c) {
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "libraries_count");
     addReplyLongLong(c, (long long)dictSize(fctx.cur->libraries));
+    /* Redis counts each library's functions, so two whose names differ
+     * only in case (one callable: see functionsDictType) count twice. */
+    long long nfuncs = 0;
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, fctx.cur->libraries);
+    while ((de = dictNext(&it)) != NULL) nfuncs += ((functionLib *)de->val)->nfuncs;
     addReplyBulkCString(c, "functions_count");
-    addReplyLongLong(c, (long long)dictSize(fctx.cur->functions));
+    addReplyLongLong(c, nfuncs);
 }
 
 static void functionKillCommand(client *c) { scriptKill(c, 1); }
@@ -891,8 +937,11 @@ static int verifyDumpPayload(const unsigned char *p, size_t len) {
  * run time: a dump holds libraries some server accepted). */
 static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len, sds *err) {
     functionsLibCtx *ctx = functionsLibCtxCreate();
-    rdbReader r = {p, p + len - 10};
-    while (r.p < r.end) {
+    /* Redis reads the payload's strings out of the whole buffer, footer
+     * included: a string that runs past the libraries reads into the
+     * footer (and its errors are those of what it read there). */
+    rdbReader r = {p, p + len};
+    while (r.p < p + len - 10) {
         unsigned char type = *r.p++;
         if (type == RDB_OPCODE_FUNCTION_PRE_GA) {
             *err = sdsnew("Pre-GA function format not supported");
@@ -904,7 +953,7 @@ static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len,
         }
         sds code;
         if (rdbReadString(&r, &code) != C_OK) {
-            *err = sdsnew("failed loading the given functions payload");
+            *err = sdsnew("Failed loading library payload");
             break;
         }
         functionLib *lib = functionsCreateWithLibraryCtx(code, 0, err, ctx, 0);

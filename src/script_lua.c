@@ -99,13 +99,15 @@ int scriptFlagFromName(const char *name, size_t len) {
     return 0;
 }
 
+/* A set of simple strings, as Redis's functionListReplyFlags (FUNCTION
+ * LIST: "+no-writes", not a bulk string). */
 void scriptAddReplyFlags(client *c, int flags) {
     int n = 0;
     for (int j = 0; scriptFlagNames[j].name; j++)
         if (flags & scriptFlagNames[j].flag) n++;
     addReplySetLen(c, n);
     for (int j = 0; scriptFlagNames[j].name; j++)
-        if (flags & scriptFlagNames[j].flag) addReplyBulkCString(c, scriptFlagNames[j].name);
+        if (flags & scriptFlagNames[j].flag) addReplyStatus(c, scriptFlagNames[j].name);
 }
 
 /* ========================================================================
@@ -167,15 +169,17 @@ void scriptKill(client *c, int is_function) {
         addReplyErrorObject(c, "-NOTBUSY No scripts in execution right now.\r\n");
         return;
     }
-    if ((run->kind == SCRIPT_ENGINE_FUNCTION) != is_function) {
-        addReplyErrorFormat(c, "-NOTBUSY No scripts in execution right now.");
-        return;
-    }
     if (run->wrote) {
         addReplyErrorObject(c,
                             "-UNKILLABLE Sorry the script already executed write commands against the dataset. You "
                             "can either wait the script termination or kill the server in a hard way using the "
                             "SHUTDOWN NOSAVE command.\r\n");
+        return;
+    }
+    /* The other engine's KILL: Redis answers the -BUSY that names the
+     * right one. */
+    if ((run->kind == SCRIPT_ENGINE_FUNCTION) != is_function) {
+        addReplyError(c, scriptBusyError());
         return;
     }
     run->killed = 1;
@@ -228,11 +232,10 @@ static void luaMaskCountHook(lua_State *L, lua_Debug *ar) {
     }
     if (run->busy) processEventsWhileBlocked(run->caller);
     if (run->killed) {
-        serverLog(LL_NOTICE, "Lua script killed by user with %s.",
-                  run->kind == SCRIPT_ENGINE_FUNCTION ? "FUNCTION KILL" : "SCRIPT KILL");
+        /* Redis's texts name SCRIPT KILL for functions too. */
+        serverLog(LL_NOTICE, "Lua script killed by user with SCRIPT KILL.");
         lua_sethook(L, luaMaskCountHook, LUA_MASKLINE, 0);
-        scriptLuaRaise(L, run->kind == SCRIPT_ENGINE_FUNCTION ? "Script killed by user with FUNCTION KILL..."
-                                                             : "Script killed by user with SCRIPT KILL...");
+        scriptLuaRaise(L, "Script killed by user with SCRIPT KILL...");
     }
 }
 
@@ -598,7 +601,8 @@ static int luaSetResp(lua_State *L) {
 #define PROPAGATE_ALL 3
 
 static int luaRedisSetReplCommand(lua_State *L) {
-    if (lua_gettop(L) != 1) return scriptLuaRaise(L, "redis.set_repl() requires one argument.");
+    /* "two" is Redis's text, though it takes one. */
+    if (lua_gettop(L) != 1) return scriptLuaRaise(L, "redis.set_repl() requires two arguments.");
     int flags = (int)lua_tonumber(L, -1);
     if ((flags & ~(PROPAGATE_AOF | PROPAGATE_REPL)) != 0)
         return scriptLuaRaise(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
@@ -1124,10 +1128,17 @@ static int luaTableField(lua_State *L, const char *field, int type) {
 
 static void luaReplyValue(client *c, lua_State *L, int depth);
 
-/* {err=...}: the error, its code kept. */
+/* {err=...}: the error, its code kept. As Redis's "-%s" through
+ * addReplyErrorFormat: a dash of the text's own stays ({err='-X'} sends
+ * "--X") and trailing newlines are trimmed before the others become
+ * spaces. */
 static void luaReplyErrorTable(client *c, lua_State *L) {
-    sds e = luaReplyLine(sdsnew(lua_tostring(L, -1)));
-    sds full = sdscatprintf(sdsempty(), "-%s\r\n", e[0] == '-' ? e + 1 : e);
+    sds e = sdsnew(lua_tostring(L, -1));
+    size_t len = sdslen(e);
+    while (len > 0 && (e[len - 1] == '\r' || e[len - 1] == '\n')) len--;
+    sdssetlen(e, len);
+    e = luaReplyLine(e);
+    sds full = sdscatprintf(sdsempty(), "-%s\r\n", e);
     addReplyErrorObject(c, full);
     sdsfree(full);
     sdsfree(e);
@@ -1176,8 +1187,10 @@ static int luaReplyTypedTable(client *c, lua_State *L, int depth) {
             if ((ok = luaTableField(L, "string", LUA_TSTRING))) {
                 size_t len;
                 const char *s = lua_tolstring(L, -1, &len);
+                /* Redis sends the format's first three bytes, whatever
+                 * its length ("text" gives "tex"). */
                 char ext[4] = "txt";
-                if (strlen(fmt) == 3) memcpy(ext, fmt, 3);
+                if (strlen(fmt) >= 3) memcpy(ext, fmt, 3);
                 addReplyVerbatim(c, s, len, ext);
             }
         }

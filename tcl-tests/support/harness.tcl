@@ -428,6 +428,27 @@ proc restart_server {{level 0} {how term} {reconnect 1}} {
     lset ::th::servers $idx $s
 }
 
+# restart_exited_server ?level?: for a test that ends the server on purpose
+# (SHUTDOWN NOSAVE): wait up to 10 s for its process to exit, then start it
+# again on the same port and dir, reconnecting the default client, so that
+# the check after the test and the block's shutdown find it running.
+# Returns the exit status; an error if the server did not exit.
+proc restart_exited_server {{level 0}} {
+    if {$::th::dry} return
+    set idx [expr {[llength $::th::servers] - 1 + $level}]
+    set s [lindex $::th::servers $idx]
+    if {[dict get $s external]} {error "restart_exited_server: external server"}
+    catch {[dict get $s client] close}
+    set deadline [expr {[clock milliseconds] + 10000}]
+    while {[server_exit_status $s] eq "" && [clock milliseconds] < $deadline} {
+        after 10
+    }
+    set st [server_exit_status $s]
+    if {$st eq ""} {error "restart_exited_server: the server did not exit within 10 s"}
+    lset ::th::servers $idx [launch_server $s]
+    return $st
+}
+
 # Reconnect the default client of every server (db 9 unless requirepass).
 proc reset_main_clients {} {
     for {set i 0} {$i < [llength $::th::servers]} {incr i} {
