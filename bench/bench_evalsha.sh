@@ -5,7 +5,9 @@
 # A benchmark, not a test: it asserts nothing and prints figures.
 # bench/evalsha_load.js runs BullMQ 6's addStandardJob (Queue.add: 626
 # lines with its included helpers, about a dozen redis.call run per call)
-# then moveToActive (a Worker taking the next job: 237 lines) with the KEYS
+# then moveToActive (a Worker taking the next job: 237 lines), then
+# getState (Job.getState: 64 lines, 10 redis.call, read-only: no commit,
+# so its CPU is the scripts' in-memory cost alone) with the KEYS
 # and ARGV BullMQ builds (msgpackr-packed opts, as BullMQ packs them), CALLS
 # calls each over CLIENTS connections (each awaiting its reply), against
 # casq (file store, default settings) and redis-server with every write
@@ -47,7 +49,7 @@ startServer casq casq
 startServer redis redis
 
 declare -A RES
-SCRIPTS="addStandardJob moveToActive"
+SCRIPTS="addStandardJob moveToActive getState"
 for rep in $(seq "$REPEAT"); do
     for s in casq redis; do
         alive $s

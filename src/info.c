@@ -245,8 +245,9 @@ static sds genMemorySection(sds s) {
     s = bytesToHuman(s, (long long)vm_eval);
     s = sdscatprintf(s,
                      "\r\nused_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%lld\r\nnumber_of_functions:%d"
-                     "\r\nused_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\nused_memory_vm_total_human:",
-                     scriptingCacheBytes(), scriptingCachedScripts(), functionsFunctionCount(), vm_fn, vm_eval + vm_fn);
+                     "\r\nnumber_of_libraries:%d\r\nused_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\nused_memory_vm_total_human:",
+                     scriptingCacheBytes(), scriptingCachedScripts(), functionsFunctionCount(), functionsCount(), vm_fn,
+                     vm_eval + vm_fn);
     s = bytesToHuman(s, (long long)(vm_eval + vm_fn));
     s = sdscatprintf(s, "\r\nused_memory_functions:%zu\r\nused_memory_scripts:%zu\r\nused_memory_scripts_human:",
                      functionsCodeMemory(), scripts);
