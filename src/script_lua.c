@@ -952,7 +952,43 @@ static void luaSetGuard(lua_State *L, const char *name, lua_CFunction guard, int
     lua_setglobal(L, name);
 }
 
+/* The table library through proxies: table.insert into one is a write
+ * (Redis refuses it); foreach, foreachi, getn, maxn and concat read the
+ * real table. The original function is the closure's upvalue. */
+static int luaTableCallOriginal(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int luaTableInsertGuard(lua_State *L) {
+    if (luaIsProxy(L, 1)) return luaReadonlyError(L);
+    return luaTableCallOriginal(L);
+}
+
+static int luaTableReadGuard(lua_State *L) {
+    if (luaProxyTarget(L, 1)) lua_replace(L, 1);
+    return luaTableCallOriginal(L);
+}
+
+static void luaInstallTableGuards(lua_State *L) {
+    static const char *const readers[] = {"foreach", "foreachi", "getn", "maxn", "concat", NULL};
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "insert");
+    lua_pushcclosure(L, luaTableInsertGuard, 1);
+    lua_setfield(L, -2, "insert");
+    for (int j = 0; readers[j]; j++) {
+        lua_getfield(L, -1, readers[j]);
+        lua_pushcclosure(L, luaTableReadGuard, 1);
+        lua_setfield(L, -2, readers[j]);
+    }
+    lua_pop(L, 1);
+}
+
 static void luaInstallGuards(lua_State *L) {
+    luaInstallTableGuards(L);
     luaSetGuard(L, "rawset", luaRawsetGuard, 0);
     luaSetGuard(L, "rawget", luaRawgetGuard, 0);
     luaSetGuard(L, "setmetatable", luaSetmetatableGuard, 0);

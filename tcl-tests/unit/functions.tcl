@@ -851,6 +851,15 @@ _
         lsort -unique $errs
     } {{ERR Attempt to modify a readonly table}}
 
+    test {The table library cannot write into a library table, and reads it whole} {
+        catch {r eval {table.insert(string, 'x')} 0} e
+        list [regsub { script: .*} $e {}] \
+            [r eval {local n = 0; table.foreach(string, function() n = n + 1 end); return n} 0] \
+            [r eval {return {table.getn(string), table.maxn(math), table.concat(table)}} 0] \
+            [r eval {local t = {3, 1, 2}; table.sort(t); table.insert(t, 1, 0); return table.concat(t, ',')} 0] \
+            [r eval {table.insert(KEYS, 'k'); return KEYS} 0]
+    } {{ERR Attempt to modify a readonly table} 15 {0 0 {}} 0,1,2,3 k}
+
     test {A loadstring chunk cannot write globals either} {
         catch {r eval {local f = loadstring('y = 1'); f()} 0} e1
         catch {r eval {local f = loadstring('string.q = 1'); f()} 0} e2

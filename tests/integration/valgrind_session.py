@@ -88,6 +88,53 @@ def expire_and_config(port, t):
     r.close()
 
 
+def scripting(port, t):
+    """Lua (script_lua.c, eval.c, functions.c): the libraries, RESP3
+    conversions, errors raised from C and Lua, FUNCTION LOAD / REPLACE /
+    DUMP / RESTORE / DELETE / FLUSH and both interpreters thrown away
+    (SCRIPT FLUSH, FUNCTION FLUSH), so that every path frees what it holds."""
+    r = redis.Redis(port=port)
+    body = ("redis.setresp(3) redis.call('hset', KEYS[1], 'a', '1') local m = redis.call('hgetall', KEYS[1]) "
+            "local p = cmsgpack.pack({1, 'x', {k = 2.5}}) local u = cmsgpack.unpack(p) "
+            "return {cjson.encode(u), struct.pack('>I4', 7), bit.tohex(255), m.map.a, {double = 1.5}}")
+    t.check("EVAL with every library and RESP3", len(r.eval(body, 1, "vgh")) == 5)
+    for bad in ("return foo", "error('x')", "error({err='MY e'})", "return redis.call('nosuch')",
+                "string.x = 1", "rawset(_G, 'x', 1)", "return cmsgpack.unpack('\\220\\255')", "syntax error"):
+        try:
+            r.eval(bad, 0)
+            t.check("script error: " + bad, False)
+        except redis.ResponseError:
+            t.check("script error: " + bad, True)
+    lib = ("#!lua name=vglib\n"
+           "redis.register_function('vgf', function(keys, args) return redis.call('incr', keys[1]) end)\n"
+           "redis.register_function{function_name='vgro', callback=function() return 1 end, flags={'no-writes'},"
+           " description='d'}")
+    t.eq("FUNCTION LOAD", b"vglib", r.execute_command("FUNCTION", "LOAD", lib))
+    t.eq("FUNCTION LOAD REPLACE", b"vglib", r.execute_command("FUNCTION", "LOAD", "REPLACE", lib))
+    t.eq("FCALL", 1, r.execute_command("FCALL", "vgf", 1, "vgcount"))
+    payload = r.execute_command("FUNCTION", "DUMP")
+    for bad in ("#!lua name=vglib\nredis.register_function('vgf', function() end)", "#!lua name=e\nsyntax error",
+                "#!lua name=e\nredis.register_function('a', function() end) redis.register_function('a', 1)"):
+        try:
+            r.execute_command("FUNCTION", "LOAD", bad)
+            t.check("FUNCTION LOAD refused", False)
+        except redis.ResponseError:
+            t.check("FUNCTION LOAD refused", True)
+    try:
+        r.execute_command("FUNCTION", "RESTORE", payload)
+        t.check("FUNCTION RESTORE conflict refused", False)
+    except redis.ResponseError:
+        t.check("FUNCTION RESTORE conflict refused", True)
+    t.eq("FUNCTION RESTORE REPLACE", b"OK", r.execute_command("FUNCTION", "RESTORE", payload, "REPLACE"))
+    t.check("FUNCTION LIST WITHCODE", len(r.execute_command("FUNCTION", "LIST", "WITHCODE")) == 1)
+    t.eq("FUNCTION DELETE", b"OK", r.execute_command("FUNCTION", "DELETE", "vglib"))
+    t.eq("FUNCTION RESTORE FLUSH", b"OK", r.execute_command("FUNCTION", "RESTORE", payload, "FLUSH"))
+    t.eq("FUNCTION FLUSH", b"OK", r.execute_command("FUNCTION", "FLUSH"))
+    t.eq("FUNCTION RESTORE again", b"OK", r.execute_command("FUNCTION", "RESTORE", payload))
+    t.eq("SCRIPT FLUSH", True, r.script_flush())
+    r.close()
+
+
 def acl_users(port, t):
     """ACL users (acl.c): made, used, refused, logged, described, replaced
     and deleted while connected, so that every path frees what it holds."""
@@ -200,6 +247,7 @@ def main():
                  ("vanishing clients", vanishing_clients, (port, t)),
                  ("expire and config", expire_and_config, (port, t)),
                  ("acl users", acl_users, (port, t)),
+                 ("scripting", scripting, (port, t)),
                  ("tls redis-cli", tls.session_redis_cli, (certs, srv, tport, t)),
                  ("tls redis-py", tls.session_redis_py, (certs, srv, tport, t)),
                  ("tls slow reader", tls.session_slow_reader, (certs, srv, tport, t)),
