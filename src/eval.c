@@ -43,6 +43,7 @@ void scriptingRelease(void) {
     scriptLuaClose(ectx.lua);
     ectx.lua = NULL;
     functionsRelease();
+    scriptLuaRelease();
 }
 
 /* INFO memory's number_of_cached_scripts and used_memory_scripts_eval. */

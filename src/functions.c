@@ -25,8 +25,13 @@
 #include "jsonutil.h"
 #include "script.h"
 
-/* Redis's limit for running a library's code at FUNCTION LOAD. */
+/* Redis's limit for running a library's code at FUNCTION LOAD. Redis runs
+ * an RDB's or a FUNCTION RESTORE payload's libraries without one; casq
+ * gives RESTORE the same limit as LOAD, and a document's libraries a
+ * generous one, so that a library that never returns (a hand-made payload
+ * or document) is refused instead of hanging the server. */
 #define FUNCTION_LOAD_TIMEOUT_MS 500
+#define FUNCTION_DOCUMENT_TIMEOUT_MS 10000
 
 /* RDB framing of FUNCTION DUMP's payload (Redis's rdb.h). */
 #define RDB_OPCODE_FUNCTION_PRE_GA 246
@@ -933,8 +938,8 @@ static int verifyDumpPayload(const unsigned char *p, size_t len) {
     return crc64Jones(p, len - 8) == crc ? C_OK : C_ERR;
 }
 
-/* The libraries in a payload, into a new set (no limit on their code's
- * run time: a dump holds libraries some server accepted). */
+/* The libraries in a payload, into a new set (each library's code runs
+ * within FUNCTION LOAD's limit). */
 static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len, sds *err) {
     functionsLibCtx *ctx = functionsLibCtxCreate();
     /* Redis reads the payload's strings out of the whole buffer, footer
@@ -956,7 +961,7 @@ static functionsLibCtx *functionsFromPayload(const unsigned char *p, size_t len,
             *err = sdsnew("Failed loading library payload");
             break;
         }
-        functionLib *lib = functionsCreateWithLibraryCtx(code, 0, err, ctx, 0);
+        functionLib *lib = functionsCreateWithLibraryCtx(code, 0, err, ctx, FUNCTION_LOAD_TIMEOUT_MS);
         sdsfree(code);
         if (!lib) break;
     }
@@ -1044,7 +1049,7 @@ void *functionsDecode(sds *codes, size_t n, sds *err) {
     functionsLibCtx *ctx = functionsLibCtxCreate();
     for (size_t i = 0; i < n; i++) {
         sds lerr = NULL;
-        if (!functionsCreateWithLibraryCtx(codes[i], 0, &lerr, ctx, 0)) {
+        if (!functionsCreateWithLibraryCtx(codes[i], 0, &lerr, ctx, FUNCTION_DOCUMENT_TIMEOUT_MS)) {
             *err = sdscatprintf(sdsempty(), "functions[%zu]: %s", i, lerr);
             sdsfree(lerr);
             functionsLibCtxFree(ctx);

@@ -66,6 +66,8 @@ void scriptAddReplyRunning(client *c);
 /* A new interpreter with Redis's libraries and globals, all read-only. */
 lua_State *scriptLuaCreate(scriptEngineKind kind);
 void scriptLuaClose(lua_State *L);
+/* At exit, once both interpreters are closed: the scripts' fake client. */
+void scriptLuaRelease(void);
 
 /* Compiles code as chunk `chunkname` ("@user_script" / "@user_function")
  * with the scripts' environment and pushes the function. On a syntax error

@@ -1100,6 +1100,11 @@ void scriptLuaClose(lua_State *L) {
     if (L) lua_close(L);
 }
 
+void scriptLuaRelease(void) {
+    if (lctx.lua_client) freeClient(lctx.lua_client);
+    lctx.lua_client = NULL;
+}
+
 int scriptLuaCompile(lua_State *L, const char *code, size_t len, const char *chunkname, sds *err) {
     if (luaL_loadbuffer(L, code, len, chunkname)) {
         *err = sdsnew(lua_tostring(L, -1));

@@ -651,6 +651,15 @@ ERR Function plf already exists
         list [r function restore [fn_payload [fn_rdb_lib $code]]] [r fcall plf 0]
     } {OK pl}
 
+    # casq-only: Redis runs a payload's libraries without a time limit, so
+    # this payload would hang it for good.
+    test {FUNCTION RESTORE of a library that never returns is refused within FUNCTION LOAD's limit} {
+        r function flush
+        set code "#!lua name=endless\nlocal x = 0 while true do x = x + 1 end"
+        catch {r function restore [fn_payload [fn_rdb_lib $code]]} e
+        list $e [r function list] [r ping]
+    } {{ERR Error registering functions: ERR FUNCTION LOAD timeout} {} PONG} {needs:casq}
+
     test {FUNCTION RESTORE of a payload dumped by redis-server 7.0.15} {
         r function flush
         r set dk dv

@@ -27,6 +27,7 @@ import tls  # noqa: E402
 import redis  # noqa: E402
 
 VALGRIND = ["valgrind", "--error-exitcode=1", "--leak-check=full",
+            "--suppressions=" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "valgrind.supp"),
             "--show-leak-kinds=definite,indirect,possible",
             "--errors-for-leak-kinds=definite,indirect,possible", "--track-fds=no", "--num-callers=30"]
 
