@@ -346,7 +346,16 @@ int processCommand(client *c) {
         rejectCommandSds(c, lerr);
         return C_OK;
     }
-    if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed(c->read_ms ? c->read_ms : mstime())) {
+    /* A script past busy-reply-threshold holds the server: only what can
+     * stop it (or has to answer anyway) runs meanwhile. Those show no
+     * keyspace state, and the store cannot confirm this node's role while
+     * the script runs (the loop is held): they skip the check below. */
+    if (scriptIsBusy()) {
+        if (!(c->cmd->flags & CMD_ALLOW_BUSY)) {
+            rejectCommand(c, scriptBusyError());
+            return C_OK;
+        }
+    } else if (!(c->cmd->flags & CMD_LOADING) && commitStateUnconfirmed(c->read_ms ? c->read_ms : mstime())) {
         commitKickProbe();
         rejectCommand(c, "-TRYAGAIN this casq node cannot confirm that it is still the broker (the store has not "
                          "answered within broker-timeout); the command was not executed");
@@ -363,12 +372,6 @@ int processCommand(client *c) {
     if (rejectOnOutOfMemory(c)) {
         c->cmd->rejected_calls++;
         rejectCommand(c, "-OOM command not allowed when used memory > 'maxmemory'.");
-        return C_OK;
-    }
-    /* A script past busy-reply-threshold holds the server: only what can
-     * stop it (or has to answer anyway) runs meanwhile. */
-    if (scriptIsBusy() && !(c->cmd->flags & CMD_ALLOW_BUSY)) {
-        rejectCommand(c, scriptBusyError());
         return C_OK;
     }
     sds perr = pubsubContextError(c); /* RESP2 subscribed context */

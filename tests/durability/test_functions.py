@@ -14,6 +14,9 @@ Scenarios, each on its own document:
             SIGKILLed, the follower takes over and serves FCALL from the
             library; a FUNCTION LOAD acknowledged by the new broker is in
             the document
+  busy      a script busy on the broker for 3 x broker-timeout: the follower's
+            checks get -BUSY, which counts as an answer (no take-over); SCRIPT
+            KILL through the follower is relayed and stops it
   document  the "functions" records are readable (jq-style: library, code);
             a document whose library does not compile is refused with a
             message naming it, and left as it was
@@ -196,6 +199,47 @@ def scenario_failover():
     c.stop()
 
 
+def scenario_busy():
+    d = tempfile.mkdtemp(prefix="casq-fn-busy-")
+    a = Casq(port(), d, "--broker-timeout", "500", logname="a.log").start()
+    b = Casq(port(), d, "--broker-timeout", "500", "--busy-reply-threshold", "100", logname="b.log").start()
+    check(make_follower(a), "busy: a follows b")
+    out = []
+
+    def endless():
+        c = b.client(socket_timeout=30)
+        try:
+            c.eval("local i = 0 while true do i = i + 1 end", 0)
+            out.append("returned")
+        except redis.ResponseError as e:
+            out.append(str(e))
+        c.close()
+
+    t = threading.Thread(target=endless)
+    t.start()
+    time.sleep(0.5)  # the script runs past busy-reply-threshold (and broker-timeout)
+    r = b.client(socket_timeout=5)
+    try:
+        r.ping()
+        check(False, "busy: the broker answers -BUSY")
+    except redis.ResponseError as e:
+        check(str(e).startswith("BUSY"), "busy: the broker answers -BUSY", str(e))
+    r.close()
+    time.sleep(1.5)  # 3 x broker-timeout
+    check(binfo(a)["broker_role"] == "follower", "busy: no take-over while the broker runs a long script")
+    k = a.client(socket_timeout=5)
+    check(k.execute_command("SCRIPT", "KILL") == b"OK", "busy: SCRIPT KILL through the follower")
+    k.close()
+    t.join(10)
+    check(out and "Script killed by user with SCRIPT KILL" in out[0], "busy: the script was killed", f"{out}")
+    check(binfo(b)["broker_role"] == "broker", "busy: the broker is still the broker")
+    r = a.client()
+    check(r.set("after", "1") and r.get("after") == b"1", "busy: writes through the follower go on")
+    r.close()
+    b.stop()
+    a.stop()
+
+
 def scenario_bad_document(d):
     path = os.path.join(d, "queue.json")
     with open(path, "rb") as f:
@@ -218,4 +262,5 @@ if __name__ == "__main__":
     scenario_bad_document(d)
     scenario_concurrent_kill()
     scenario_failover()
+    scenario_busy()
     finish()
