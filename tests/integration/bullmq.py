@@ -26,7 +26,6 @@ import os
 import queue
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -95,17 +94,6 @@ def compare(outs, t):
         t.eq("%s: casq's outcome is redis-server's" % name, a.get(name), b.get(name))
 
 
-def kill_and_restart(server):
-    """SIGKILL, then the same server again on the same port and directory."""
-    server.proc.send_signal(signal.SIGKILL)
-    server.proc.wait()
-    log = open(server.logpath, "ab")
-    server.proc = subprocess.Popen(server.command_line(server.port), stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, cwd=server.dir)
-    log.close()
-    return server.wait_ready(server.port, timeout=30)
-
-
 def crash(srv, t):
     """casq only: a BullMQ load through a SIGKILL of casq."""
     print("# crash: BullMQ load through a SIGKILL of casq (port %d)" % srv.port)
@@ -135,7 +123,7 @@ def crash(srv, t):
             if p["acked"] >= 200 and p["completed"] >= 80:
                 print("# SIGKILL with %d adds and %d completions acknowledged" % (p["acked"], p["completed"]))
                 killed = True
-                ok = t.check("crash: casq restarts on its data directory after SIGKILL", kill_and_restart(srv),
+                ok = t.check("crash: casq restarts on its data directory after SIGKILL", srv.kill_and_restart(),
                              casqtest.tail(srv.log()))
                 if ok:
                     node.stdin.write(b"RESTARTED\n")

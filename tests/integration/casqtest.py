@@ -127,6 +127,17 @@ class Server:
     def alive(self):
         return self.external or (self.proc is not None and self.proc.poll() is None)
 
+    def kill_and_restart(self):
+        """SIGKILL, then the same server again on the same port and
+        directory; whether it answers."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        log = open(self.logpath, "ab")
+        self.proc = subprocess.Popen(self.command_line(self.port), stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, cwd=self.dir)
+        log.close()
+        return self.wait_ready(self.port, timeout=30)
+
     def stop(self, results=None, how="term"):
         """Stops the server (SIGTERM, or SHUTDOWN via a raw socket). With
         results, records whether it exited cleanly. Keeps the directory of

@@ -27,7 +27,6 @@ SKIPPED on a server without it, with the reason. Ends with
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -134,24 +133,13 @@ def compare(which, outs, t):
     t.eq("%s: casq's outcome is redis-server's" % which, {}, diff)
 
 
-def kill_and_restart(server):
-    """SIGKILL, then the same server again on the same port and directory."""
-    server.proc.send_signal(signal.SIGKILL)
-    server.proc.wait()
-    log = open(server.logpath, "ab")
-    server.proc = subprocess.Popen(server.command_line(server.port), stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, cwd=server.dir)
-    log.close()
-    return server.wait_ready(server.port, timeout=30)
-
-
 def crash_rq(server, t):
     """casq only: jobs acknowledged before a SIGKILL all run after it."""
     n = "rq on casq across a SIGKILL: "
     o = drive("rq-crash-enqueue", server, t)
     if not o or "job_ids" not in o:
         return
-    if not t.check(n + "casq restarts on its document", kill_and_restart(server), casqtest.tail(server.log())):
+    if not t.check(n + "casq restarts on its document", server.kill_and_restart(), casqtest.tail(server.log())):
         return
     o = drive("rq-crash-work", server, t, env={"FW_JOB_IDS": json.dumps(o["job_ids"])})
     if not o:
