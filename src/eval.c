@@ -161,13 +161,6 @@ static int evalCreate(const char *body, size_t len, char sha[41], sds *err) {
     return C_OK;
 }
 
-/* Error text as a reply line: no CR/LF inside. */
-static sds evalErrorLine(sds s) {
-    for (size_t i = 0; i < sdslen(s); i++)
-        if (s[i] == '\r' || s[i] == '\n') s[i] = ' ';
-    return s;
-}
-
 /* ========================================================================
  * Running a script
  * ===================================================================== */
@@ -218,8 +211,7 @@ static void evalGenericCommand(client *c, int evalsha, int ro) {
     } else {
         sds err = NULL;
         if (evalCreate(c->argv[1], sdslen(c->argv[1]), sha, &err) != C_OK) {
-            addReplyError(c, evalErrorLine(err));
-            sdsfree(err);
+            addReplyErrorSds(c, err); /* its CR/LF become spaces there */
             return;
         }
         evalLookup(sha, &flags);
@@ -252,8 +244,7 @@ static void scriptLoadCommand(client *c) {
     evalInit();
     sds err = NULL;
     if (evalCreate(c->argv[2], sdslen(c->argv[2]), sha, &err) != C_OK) {
-        addReplyError(c, evalErrorLine(err));
-        sdsfree(err);
+        addReplyErrorSds(c, err);
         return;
     }
     addReplyBulk(c, sha, 40);

@@ -31,26 +31,7 @@ const Redis = require(path.join(__dirname, 'node_modules', 'ioredis'));
 const mode = process.argv[2];
 const port = parseInt(process.argv[3], 10);
 const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
-let passed = 0;
-let failed = 0;
-
-function check(name, cond, detail) {
-  if (cond) {
-    passed++;
-    console.log(`[ok]: ${name}`);
-  } else {
-    failed++;
-    console.log(`[err]: ${name}`);
-    if (detail !== undefined) console.log('    ' + String(detail).split('\n').slice(0, 20).join('\n    '));
-  }
-  return cond;
-}
-
-function eq(name, expected, actual) {
-  const e = JSON.stringify(expected);
-  const a = JSON.stringify(actual);
-  return check(name, e === a, `expected: ${e}\n  actual: ${a}`);
-}
+const { check, eq, finish } = require(path.join(__dirname, 'checks.js'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -469,6 +450,5 @@ async function crash() {
   } catch (e) {
     check(`${mode}: ran to its end`, false, e.stack);
   }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish();
 })();

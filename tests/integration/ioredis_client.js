@@ -13,25 +13,7 @@ const path = require('path');
 const Redis = require(path.join(__dirname, 'node_modules', 'ioredis'));
 
 const port = parseInt(process.argv[2], 10);
-let passed = 0;
-let failed = 0;
-
-function check(name, cond, detail) {
-  if (cond) {
-    passed++;
-    console.log(`[ok]: ${name}`);
-  } else {
-    failed++;
-    console.log(`[err]: ${name}`);
-    if (detail !== undefined) console.log('    ' + String(detail).split('\n').slice(0, 20).join('\n    '));
-  }
-}
-
-function eq(name, expected, actual) {
-  const e = JSON.stringify(expected);
-  const a = JSON.stringify(actual);
-  check(name, e === a, `expected: ${e}\n  actual: ${a}`);
-}
+const { check, eq, finish } = require(path.join(__dirname, 'checks.js'));
 
 function client() {
   return new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, lazyConnect: false });
@@ -171,13 +153,11 @@ async function main() {
     }
   }
   r.disconnect();
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish();
 }
 
 setTimeout(() => {
   check('finished within 300 s', false);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(1);
+  finish();
 }, 300000).unref();
 main();
