@@ -163,6 +163,27 @@ typedef struct storeType {
     void (*seg_get)(struct store *st, const char *name, storeSegGetCallback *cb, void *priv);
     void (*seg_del)(struct store *st, const char *name, storeSegDoneCallback *cb, void *priv);
     void (*seg_list)(struct store *st, storeSegListCallback *cb, void *priv);
+    /* The commit log (docs/state-format.md "The commit log"). Optional,
+     * both NULL if the backend has none: then every commit writes the
+     * root, as format 2 did.
+     *
+     * With a log, a version names the root *and* the log after it (the
+     * file store: "<token>:<log bytes>"), and every write and probe
+     * compares both; a root write (write/write_doc) also empties the log
+     * once the root is durable: the root holds everything the log held.
+     *
+     * log_append: appends one record (a complete line, '\n' included; the
+     * store takes ownership and does not parse it) after the log, as a
+     * compare-and-set against expect_version, durable (fdatasync) before
+     * STORE_OK; new_version names the root and the log with the record.
+     * log_take: the log bytes read by the last successful load (under the
+     * same lock as the root: one consistent version), handed over to the
+     * caller; NULL if the log was empty or missing. They may begin with
+     * records the root already holds and end with a torn record: the
+     * commit module decides. */
+    void (*log_append)(struct store *st, sds record, const char *expect_version, storeWriteCallback *cb,
+                       void *priv);
+    sds (*log_take)(struct store *st);
 } storeType;
 
 typedef struct store {
