@@ -189,6 +189,27 @@ typedef struct commitState {
     long long probe_start_ms;    /* when it started */
     long long probes;            /* probes done (INFO) */
     long long deposed;           /* probes that found another writer */
+    /* --- the commit log (docs/state-format.md "The commit log") --- */
+    int log_on;                  /* commits append to the store's log */
+    int flight_is_log;           /* the commit in flight is a log record
+                                  * (0: a root, a checkpoint) */
+    sds flight_log;              /* its record, until handed to the store */
+    uint64_t log_gen;            /* commits started (attempts) */
+    uint64_t log_ok_gen;         /* the attempt that landed last */
+    uint64_t log_base;           /* change_seq the last landed commit holds */
+    int log_need_root;           /* the next commit writes the root (after a
+                                  * load: the stored log may end torn) */
+    long long log_records;       /* records since the root */
+    long long log_bytes;         /* their bytes */
+    long long root_ms;           /* when the last root landed */
+    sds root_head;               /* the text the last root read or written
+                                  * begins with (documentLost) */
+    sds load_log;                /* the log read with the root, while its
+                                  * segments are fetched */
+    persistLogStats replay;      /* what the last load replayed */
+    long long log_commits;       /* commits that were log records (INFO) */
+    long long checkpoints;       /* commits that wrote the root (INFO) */
+    uint64_t log_bytes_sum;      /* bytes of every log record written */
 } commitState;
 
 static void commitStart(commitState *cs);
@@ -334,6 +355,13 @@ static void adoptState(commitState *cs, persistState *ps, const char *version) {
     if (server.change_seq > server.durable_seq) failHeldReplies(COMMIT_ERR_CONFLICT);
     persistInstall(ps);
     segmentsReset();
+    /* Every stream is new to this state (no marks), nothing is noted as
+     * removed, and the next commit writes a root: the log is its own
+     * again from there. */
+    persistLogForgetDeleted(0);
+    persistLogForgetDeleted(1);
+    cs->log_base = server.change_seq;
+    cs->log_need_root = 1;
     cs->confirmed_ms = mstime();
     persistCacheReset(cs->cache);
     server.durable_seq = server.change_seq;
@@ -350,6 +378,7 @@ static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, c
     cs->doc = *h;
     memset(h, 0, sizeof(*h));
     cs->doc_bytes = len;
+    cs->log_records = (long long)cs->replay.applied;
     cs->load_ms = (ustime() - cs->reload_start_us) / 1000;
     cs->is_broker = isOurBroker(cs, &cs->doc);
     /* A document without a broker (new, or written by hand) is taken. */
@@ -357,8 +386,14 @@ static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, c
         cs->is_broker = 1;
         cs->takeover_pending = 1;
     }
-    serverLog(cs->reload_quiet ? LL_VERBOSE : LL_NOTICE, "State document: %s (%llu keys, %zu bytes, loaded in %lld ms)",
-              server.store->location, keys, len, cs->load_ms);
+    serverLog(cs->reload_quiet ? LL_VERBOSE : LL_NOTICE,
+              "State document: %s (%llu keys, %zu bytes, %zu commit log records replayed, loaded in %lld ms)",
+              server.store->location, keys, len, cs->replay.applied, cs->load_ms);
+    if (cs->replay.torn_bytes)
+        serverLog(LL_WARNING,
+                  "The commit log of %s ends with %zu bytes of a record cut short (a crash while it was being "
+                  "written; it was never acknowledged): ignored, and dropped by the next commit",
+                  server.store->location, cs->replay.torn_bytes);
 }
 
 /* The document does not exist: an empty state, created by the next commit
@@ -423,9 +458,8 @@ static sds keepStateOfLostDocument(commitState *cs, const char *version, const c
 static const char *documentLost(commitState *cs, const char *data, size_t len) {
     if (!hadDocument(cs)) return NULL;
     if (persistTextEmpty(data, len)) return "was EMPTIED";
-    sds head = persistCatHeader(sdsempty(), &cs->doc);
-    int ours = len > sdslen(head) && !memcmp(data, head, sdslen(head));
-    sdsfree(head);
+    sds head = cs->root_head;
+    int ours = head && len > sdslen(head) && !memcmp(data, head, sdslen(head));
     return ours && persistTextCutShort(data, len) ? "was CUT SHORT" : NULL;
 }
 
@@ -472,6 +506,9 @@ static void commitSegmentsFetched(void *priv, const char *missing, const char *e
 static void commitLoadDone(void *priv, storeStatus status, const char *data, size_t len, const char *version,
                            const char *err) {
     commitState *cs = priv;
+    sdsfree(cs->load_log);
+    cs->load_log = status == STORE_OK && server.store->type->log_take ? server.store->type->log_take(server.store)
+                                                                      : NULL;
     /* "segments" (a db's key segments, a stream's) or "chunk_segments". */
     if (status == STORE_OK && memmem(data, len, "segments\"", 9)) {
         cs->seg_root = sdsnewlen(data, len);
@@ -493,6 +530,21 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         persistState *ps = persistDecode(data, len, &h, &problem);
         const char *how;
         if (ps) {
+            sdsfree(cs->root_head);
+            cs->root_head = persistCatHeader(sdsempty(), &h);
+        }
+        if (ps && cs->load_log &&
+            persistReplayLog(ps, &h, cs->load_log, sdslen(cs->load_log), &cs->replay, &problem) != C_OK) {
+            persistStateFree(ps);
+            persistHeaderClear(&h);
+            ps = NULL;
+            sds msg = sdscatprintf(sdsempty(), "%s (nothing was loaded; the log is beside the document)", problem);
+            sdsfree(problem);
+            problem = msg;
+        } else if (ps && !cs->load_log) {
+            memset(&cs->replay, 0, sizeof(cs->replay));
+        }
+        if (ps) {
             adoptDocument(cs, ps, &h, version, len);
             persistHeaderClear(&h);
         } else if ((how = documentLost(cs, data, len))) {
@@ -502,11 +554,14 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
     } else if (status == STORE_NOT_FOUND && hadDocument(cs)) {
         problem = keepStateOfLostDocument(cs, NULL, "has VANISHED");
     } else if (status == STORE_NOT_FOUND) {
+        memset(&cs->replay, 0, sizeof(cs->replay));
         adoptMissingDocument(cs);
     } else {
         problem = sdscatprintf(sdsempty(), "cannot read it: %s", err ? err : "unknown error");
     }
 
+    sdsfree(cs->load_log);
+    cs->load_log = NULL;
     if (!problem && status != STORE_ERROR) segmentsLoaded(cs->is_broker);
     if (cs->starting) {
         cs->load_done = 1;
@@ -731,12 +786,34 @@ static int commitShouldWait(commitState *cs) {
     return 0;
 }
 
+/* What the log keeps track of once a commit landed. */
+static void logCommitLanded(commitState *cs) {
+    cs->log_ok_gen = cs->log_gen;
+    cs->log_base = cs->flight_seq;
+    persistLogForgetDeleted(1);
+    if (cs->flight_is_log) {
+        cs->log_commits++;
+        cs->log_records++;
+        cs->log_bytes += (long long)cs->flight_bytes;
+        cs->log_bytes_sum += cs->flight_bytes;
+        segmentsLogCommitDone();
+        return;
+    }
+    cs->checkpoints++;
+    cs->root_bytes_sum += cs->flight_bytes;
+    cs->log_records = cs->log_bytes = 0;
+    cs->log_need_root = 0;
+    cs->root_ms = mstime();
+    sdsfree(cs->root_head);
+    cs->root_head = persistCatHeader(sdsempty(), &cs->flight_hdr);
+    segmentsCommitDone(1);
+}
+
 static void commitSucceeded(commitState *cs, const char *new_version) {
     uint64_t batch = cs->flight_seq - cs->flight_base;
     cs->commits++;
-    cs->root_bytes_sum += cs->flight_bytes;
     cs->confirmed_ms = mstime();
-    segmentsCommitDone(1);
+    logCommitLanded(cs);
     cs->changes_committed += batch;
     if (batch > cs->max_batch) cs->max_batch = batch;
     recordLatency(cs, ustime() - cs->flight_start_us);
@@ -749,7 +826,7 @@ static void commitSucceeded(commitState *cs, const char *new_version) {
     persistHeaderClear(&cs->doc);
     cs->doc = cs->flight_hdr;
     memset(&cs->flight_hdr, 0, sizeof(cs->flight_hdr));
-    cs->doc_bytes = cs->flight_bytes;
+    if (!cs->flight_is_log) cs->doc_bytes = cs->flight_bytes;
     cs->takeover_pending = 0;
     if (took_over) {
         if (prev_broker && !strcmp(prev_broker, cs->node_id))
@@ -807,7 +884,7 @@ static void commitFailed(commitState *cs, const char *err) {
     cs->last_outcome = COMMIT_FAILED;
     setLastError(cs, err);
     persistHeaderClear(&cs->flight_hdr);
-    segmentsCommitDone(0);
+    if (!cs->flight_is_log) segmentsCommitDone(0);
     if (cs->starting) return; /* commitInit gives up */
     cs->backoff_ms = cs->backoff_ms ? cs->backoff_ms * 2 : COMMIT_BACKOFF_MIN_MS;
     if (cs->backoff_ms > COMMIT_BACKOFF_MAX_MS) cs->backoff_ms = COMMIT_BACKOFF_MAX_MS;
@@ -826,6 +903,8 @@ static void commitFailed(commitState *cs, const char *err) {
 
 static void commitFinish(commitState *cs, storeStatus status, const char *version, const char *err) {
     commitReleaseDoc(cs);
+    sdsfree(cs->flight_log);
+    cs->flight_log = NULL;
     cs->in_flight = 0;
     switch (status) {
     case STORE_OK: commitSucceeded(cs, version); break;
@@ -838,8 +917,15 @@ static void commitWriteDone(void *priv, storeStatus status, const char *new_vers
     commitFinish(priv, status, new_version, err);
 }
 
-/* Hands the encoded document of the commit in flight to the store. */
+/* Hands the encoded document (or log record) of the commit in flight to
+ * the store. */
 static void commitWrite(commitState *cs) {
+    if (cs->flight_is_log) {
+        sds rec = cs->flight_log;
+        cs->flight_log = NULL;
+        server.store->type->log_append(server.store, rec, cs->version, commitWriteDone, cs);
+        return;
+    }
     storeDoc *doc = cs->flight_doc;
     if (server.store->type->write_doc) {
         server.store->type->write_doc(server.store, doc, cs->version, commitWriteDone, cs);
@@ -887,6 +973,30 @@ static void adviseHugePages(sds buf) {
     if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
+/* Whether the next commit must write the root (a checkpoint) rather than
+ * a log record: no log, a take-over (the root carries the broker record,
+ * and its CAS fences the old broker), the first commit after a load, and
+ * every commit-log-checkpoint-records / -bytes / -ms. */
+static int commitWantsRoot(commitState *cs) {
+    if (!cs->log_on || cs->takeover_pending || cs->log_need_root) return 1;
+    if (cs->log_records >= server.cfg.commit_log_checkpoint_records) return 1;
+    if (cs->log_bytes >= server.cfg.commit_log_checkpoint_bytes) return 1;
+    return mstime() - cs->root_ms >= server.cfg.commit_log_checkpoint_ms;
+}
+
+/* The commit as a log record: the changes since the last commit landed.
+ * 0 if one of them needs the root. */
+static int commitStartLog(commitState *cs) {
+    persistLogTakeDeleted();
+    sds rec = persistEncodeLogRecord(&cs->flight_hdr, cs->log_base, cs->log_gen, cs->log_ok_gen, cs->cache);
+    if (!rec) return 0;
+    segmentsLogCommitStarted();
+    cs->flight_is_log = 1;
+    cs->flight_log = rec;
+    cs->flight_bytes = sdslen(rec);
+    return 1;
+}
+
 /* Encodes the state as of now and starts the CAS write. */
 static void commitStart(commitState *cs) {
     persistHeader *h = &cs->flight_hdr;
@@ -900,6 +1010,25 @@ static void commitStart(commitState *cs) {
     cs->flight_start_us = ustime();
     cs->flight_seq = server.change_seq;
     cs->flight_base = server.durable_seq;
+    cs->log_gen++;
+    cs->flight_is_log = 0;
+    if (!commitWantsRoot(cs) && commitStartLog(cs)) {
+        cs->last_encode_us = ustime() - cs->flight_start_us;
+        cs->in_flight = 1;
+        if (server.cfg.commit_debug_delay_ms > 0) {
+            cs->delay_pending = 1;
+            addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
+            return;
+        }
+        commitWrite(cs);
+        return;
+    }
+    /* A checkpoint holds every change: the names removed so far are its
+     * too (and stay noted should it fail), every stream as it is now. */
+    if (cs->log_on) {
+        persistLogTakeDeleted();
+        persistLogMarkStreams(cs->log_gen);
+    }
     /* Big streams' entries are borrowed from their nodes (storeDoc in
      * store.h): the own buffer holds the rest. */
     storeDoc *doc = storeDocNew(cs->own_bytes + cs->own_bytes / 8 + 4096);
@@ -1113,6 +1242,9 @@ static void commitStateFree(commitState *cs) {
     sdsfree(cs->last_error);
     sdsfree(cs->seg_root);
     sdsfree(cs->seg_version);
+    sdsfree(cs->flight_log);
+    sdsfree(cs->root_head);
+    sdsfree(cs->load_log);
     zfree(cs->ages);
     zfree(cs);
     segmentsFree(); /* after the store: no callback can come */
@@ -1161,6 +1293,8 @@ static commitState *commitOpen(sds *err) {
     sdsfree(url);
     commitState *cs = commitStateCreate();
     server.commit = cs;
+    cs->log_on = server.cfg.commit_log && server.store->type->log_append && server.store->type->log_take;
+    server.log_tracking = cs->log_on;
     cs->starting = 1;
     server.loading = 1;
     return cs;
@@ -1260,6 +1394,12 @@ int commitFlushAndClose(void) {
             commitStart(cs);
             continue;
         }
+        /* A root of everything, so the next start replays nothing. */
+        if (cs->is_broker && cs->log_on && cs->log_records > 0 && cs->last_outcome == COMMIT_OK) {
+            cs->log_need_root = 1;
+            commitStart(cs);
+            continue;
+        }
         break;
     }
     if (cs->in_flight)
@@ -1337,8 +1477,22 @@ sds commitInfoString(sds s) {
     s = sdscatprintf(s, "store:%s\r\nstore_location:%s\r\n", server.store->type->name, server.store->location);
     if (server.store->type->info) s = server.store->type->info(server.store, s);
     double avg_batch = cs->commits ? (double)cs->changes_committed / (double)cs->commits : 0;
+    /* Means per commit of that kind: a root per checkpoint, a record per
+     * log commit. */
     s = sdscatprintf(s, "root_bytes_last:%zu\r\nroot_bytes_mean:%llu\r\n", cs->doc_bytes,
-                     cs->commits ? (unsigned long long)(cs->root_bytes_sum / (uint64_t)cs->commits) : 0ULL);
+                     cs->checkpoints ? (unsigned long long)(cs->root_bytes_sum / (uint64_t)cs->checkpoints) : 0ULL);
+    s = sdscatprintf(s,
+                     "commit_log:%s\r\n"
+                     "commit_log_commits:%lld\r\n"
+                     "commit_log_bytes_mean:%llu\r\n"
+                     "commit_checkpoints:%lld\r\n"
+                     "commit_log_records_since_root:%lld\r\n"
+                     "commit_log_bytes_since_root:%lld\r\n"
+                     "commit_log_replayed:%zu\r\n"
+                     "commit_log_torn_bytes:%zu\r\n",
+                     cs->log_on ? "on" : "off", cs->log_commits,
+                     cs->log_commits ? (unsigned long long)(cs->log_bytes_sum / (uint64_t)cs->log_commits) : 0ULL,
+                     cs->checkpoints, cs->log_records, cs->log_bytes, cs->replay.applied, cs->replay.torn_bytes);
     s = segmentsInfo(s);
     s = keysegInfo(s);
     s = chunksegInfo(s);

@@ -56,6 +56,8 @@ void initDbs(void) {
         /* Both map an owned sds key to a value their module manages. */
         db->blocking_keys = dictCreate(&sdsKeyDictType);
         db->watched_keys = dictCreate(&sdsKeyDictType);
+        db->log_deleted = dictCreate(&sdsKeyDictType);
+        db->log_deleted_flight = dictCreate(&sdsKeyDictType);
         keysegDbInit(db);
     }
 }
@@ -71,6 +73,8 @@ void freeDbs(void) {
         dictRelease(db->keys);
         if (db->blocking_keys) dictRelease(db->blocking_keys);
         if (db->watched_keys) dictRelease(db->watched_keys);
+        dictRelease(db->log_deleted);
+        dictRelease(db->log_deleted_flight);
     }
     zfree(server.db);
     server.db = NULL;
@@ -175,6 +179,7 @@ void signalKeyStateChanged(client *c, redisDb *db, robj *o) {
 void signalStateChanged(redisDb *db) {
     server.change_seq++;
     server.dirty++;
+    server.log_barrier_seq = server.change_seq;
     if (db) {
         db->mod_seq = server.change_seq;
         db->del_seq = server.change_seq;
@@ -261,6 +266,9 @@ void dbAdd(redisDb *db, sds key, robj *val) {
     dictEntry *de = dictAdd(db->keys, copy, val);
     serverAssert(de != NULL);
     keysegKeyAdded(db, copy, val);
+    /* New under this name (created, renamed, moved, copied): the log holds
+     * nothing of it here yet (t_stream_log.c). */
+    if (val->type == OBJ_STREAM) streamLogForget(val->ptr);
     signalKeyAsReady(db, key);
 }
 
@@ -274,6 +282,7 @@ static robj *dbDetach(redisDb *db, sds key) {
     signalDeletedKeyAsReady(db, key);
     robj *val = de->val;
     keysegKeyRemoved(db, de->key, val);
+    if (server.log_tracking && !dictFind(db->log_deleted, key)) dictAdd(db->log_deleted, sdsdup(key), NULL);
     if (dictSize(db->expires)) dictDelete(db->expires, key);
     de = dictUnlink(db->keys, key);
     de->val = NULL;

@@ -17,11 +17,13 @@
 #include "store.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <zlib.h>
 
 #include "jsonutil.h"
 #include "chunkseg.h"
@@ -352,6 +354,9 @@ typedef struct persistKey {
     int has_ttl;    /* when is set */
     long seg;       /* index in persistState.segs of the key segment its
                      * value came from, -1 if inline */
+    int replayed;   /* its value is a commit log record's: not its key
+                     * segment's any more (persistInstall) */
+    int deleted;    /* removed by a commit log record */
 } persistKey;
 
 /* A key segment record of the root, checked against its segment. */
@@ -385,7 +390,8 @@ typedef struct persistChunkSeg {
 typedef struct persistChunkTok {
     size_t seg;    /* index in persistState.csegs */
     uint32_t part; /* the part */
-    chunkRef *ref; /* the chunk's */
+    chunkRef *ref; /* the chunk's; NULL once its value was replaced */
+    size_t key;    /* index in persistState.keys of the value */
 } persistChunkTok;
 
 struct persistState {
@@ -567,6 +573,8 @@ static void stateAdd(persistState *ps, int dbid, sds key, int type, void *value,
     k->when = when;
     k->has_ttl = has_ttl;
     k->seg = -1;
+    k->replayed = 0;
+    k->deleted = 0;
 }
 
 static int decodeHeader(const cJSON *root, persistHeader *h, int *format_out, sds *err) {
@@ -743,6 +751,7 @@ static void keepChunkToks(persistState *ps, const chunkLoadPart *parts, size_t n
         t->seg = (size_t)parts[i].seg;
         t->part = parts[i].part;
         t->ref = parts[i].ref;
+        t->key = ps->count; /* the key about to be added */
     }
 }
 
@@ -1197,6 +1206,7 @@ void persistInstall(persistState *ps) {
     for (size_t i = 0; i < ps->count; i++) {
         persistKey *k = &ps->keys[i];
         redisDb *db = &server.db[k->dbid];
+        if (k->deleted && k->seg < 0) continue;
         robj *o = createObject(k->type, k->value);
         k->value = NULL;
         /* Stamped with the load (a change emptyData just made): an object
@@ -1206,6 +1216,10 @@ void persistInstall(persistState *ps) {
         dbAdd(db, k->key, o);
         if (k->has_ttl) setExpire(db, k->key, k->when);
         if (k->seg >= 0) keysegKeyLoaded(db, k->key, o, ids[k->seg]);
+        /* A key the log changed or removed is no longer its segment's:
+         * as if a command had done it. */
+        if (k->seg >= 0 && (k->replayed || k->deleted)) keysegKeyChanged(db, k->key, o);
+        if (k->deleted) dbDelete(db, k->key);
     }
     zfree(ids);
     /* The chunks aligned to their parts stay sealed; the other parts --
@@ -1218,7 +1232,7 @@ void persistInstall(persistState *ps) {
         handles[i] = chunksegInstall(cs->name, cs->count, cs->bytes, cs->crc);
     }
     for (size_t i = 0; i < ps->ntoks; i++)
-        chunksegLoadedPart(handles[ps->toks[i].seg], ps->toks[i].part, ps->toks[i].ref);
+        if (ps->toks[i].ref) chunksegLoadedPart(handles[ps->toks[i].seg], ps->toks[i].part, ps->toks[i].ref);
     for (size_t i = 0; i < ps->ncsegs; i++) chunksegLoadedDone(handles[i]);
     zfree(handles);
     persistStateFree(ps);
@@ -1249,4 +1263,391 @@ unsigned long long persistUnsealAll(void) {
         }
     }
     return keys;
+}
+
+/* ========================================================================
+ * The commit log (docs/state-format.md "The commit log")
+ *
+ * A commit that is not a checkpoint appends one record: the changes since
+ * the last commit that landed, one line of JSON ending in its own CRC-32.
+ * A load replays the records after the root's commit_seq onto the decoded
+ * root before anything is installed, so a record that does not apply
+ * refuses the load as a bad root does.
+ * ===================================================================== */
+
+#define LOG_CRC_FIELD ",\"crc32\":\""
+#define LOG_CRC_FIELD_LEN 10
+#define LOG_CRC_TAIL_LEN (LOG_CRC_FIELD_LEN + 8 + 2) /* ,"crc32":"xxxxxxxx"} */
+
+/* A key record, from the encode cache when it holds it as of now (and put
+ * there otherwise: the next checkpoint takes it from there). */
+static sds catKeyCached(sds out, redisDb *db, sds key, robj *o, persistCache *pc) {
+    long long when = getExpire(db, key);
+    persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
+    if (e) return sdscatlen(out, e->json, sdslen(e->json));
+    size_t start = sdslen(out);
+    out = catKeyRecord(out, key, objectTypeGet(o->type), o, when);
+    size_t len = sdslen(out) - start;
+    if (pc && o->mod_seq && len <= PERSIST_CACHE_MAX_VALUE) cacheStore(pc, o, key, when, out + start, len);
+    return out;
+}
+
+static sds catChangeHead(sds out, int *first, int dbid, const char *what) {
+    out = sdscatlen(out, *first ? "{\"db\":" : ",{\"db\":", *first ? 6 : 7);
+    *first = 0;
+    out = jsonCatI64(out, dbid);
+    return sdscat(out, what);
+}
+
+void persistLogTakeDeleted(void) {
+    for (int j = 0; j < server.cfg.databases; j++) {
+        redisDb *db = &server.db[j];
+        if (!dictSize(db->log_deleted)) continue;
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, db->log_deleted);
+        while ((de = dictNext(&it)))
+            if (!dictFind(db->log_deleted_flight, de->key)) dictAdd(db->log_deleted_flight, sdsdup(de->key), NULL);
+        dictEmpty(db->log_deleted);
+    }
+}
+
+void persistLogForgetDeleted(int flight_too) {
+    for (int j = 0; server.db && j < server.cfg.databases; j++) {
+        if (flight_too) dictEmpty(server.db[j].log_deleted_flight);
+        else dictEmpty(server.db[j].log_deleted);
+    }
+}
+
+void persistLogMarkStreams(uint64_t gen) {
+    for (int j = 0; j < server.cfg.databases; j++) {
+        redisDb *db = &server.db[j];
+        dictIterator it;
+        dictEntry *de;
+        dictInitIterator(&it, listLength(db->keysegs) ? db->inline_keys : db->keys);
+        while ((de = dictNext(&it))) {
+            robj *o = de->val;
+            if (o->type == OBJ_STREAM) streamLogMarkFlight(o->ptr, gen);
+        }
+    }
+}
+
+/* The changes of one database; 0 if one of them needs a checkpoint. */
+static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
+                        persistCache *pc) {
+    dictIterator it;
+    dictEntry *de;
+    dictInitIterator(&it, db->log_deleted_flight);
+    while ((de = dictNext(&it))) {
+        *out = catChangeHead(*out, first, db->id, ",\"del\":");
+        *out = jsonCatBytes(*out, de->key, sdslen(de->key));
+        *out = sdscatlen(*out, "}", 1);
+    }
+    dictInitIterator(&it, listLength(db->keysegs) ? db->inline_keys : db->keys);
+    while ((de = dictNext(&it))) {
+        robj *o = de->val;
+        if (o->mod_seq <= base_seq) continue;
+        const objectType *ot = objectTypeGet(o->type);
+        if (o->type == OBJ_STREAM) {
+            size_t mark = sdslen(*out);
+            *out = catChangeHead(*out, first, db->id, ",\"key\":");
+            *out = jsonCatBytes(*out, de->key, sdslen(de->key));
+            *out = sdscatlen(*out, ",\"stream_delta\":", 16);
+            streamLogKind kind = streamCatLogDelta(out, o->ptr, gen, ok_gen);
+            if (kind == STREAM_LOG_CHECKPOINT) return 0;
+            if (kind == STREAM_LOG_DELTA) {
+                *out = sdscatlen(*out, "}", 1);
+                continue;
+            }
+            /* Its whole record instead. */
+            sdssetlen(*out, mark);
+            (*out)[mark] = '\0';
+            if (mark == 0 || (*out)[mark - 1] == '[') *first = 1;
+        } else if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
+            /* Big collections are written in chunks the root can name
+             * (chunkseg.h): a root's job. */
+            return 0;
+        }
+        *out = catChangeHead(*out, first, db->id, ",\"set\":");
+        *out = catKeyCached(*out, db, de->key, o, pc);
+        *out = sdscatlen(*out, "}", 1);
+    }
+    return 1;
+}
+
+sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
+                           persistCache *pc) {
+    if (server.log_barrier_seq > base_seq) return NULL;
+    sds out = sdsnewlen("{\"seq\":", 7);
+    out = jsonCatU64(out, h->commit_seq);
+    out = sdscatlen(out, ",\"broker\":", 10);
+    out = jsonCatBytes(out, h->broker.id, sdslen(h->broker.id));
+    out = sdscatlen(out, ",\"epoch\":", 9);
+    out = jsonCatU64(out, h->broker.epoch);
+    out = sdscatlen(out, ",\"written_at_ms\":", 17);
+    out = jsonCatI64(out, h->written_at_ms);
+    out = sdscatlen(out, ",\"changes\":[", 12);
+    int first = 1;
+    for (int j = 0; j < server.cfg.databases; j++) {
+        if (!catDbChanges(&out, &first, &server.db[j], base_seq, gen, ok_gen, pc)) {
+            sdsfree(out);
+            return NULL;
+        }
+    }
+    out = sdscatlen(out, "]", 1);
+    uint32_t crc = (uint32_t)crc32_z(0L, (const unsigned char *)out, sdslen(out));
+    return sdscatprintf(out, LOG_CRC_FIELD "%08x\"}\n", crc);
+}
+
+/* ------------------------------------------------------------------------
+ * Replaying the log
+ * --------------------------------------------------------------------- */
+
+typedef struct logReplay {
+    persistState *ps;
+    persistHeader *h;
+    dict *index;        /* "<db>:<key>" -> index in ps->keys + 1 */
+    const char *where;  /* "record seq N" for messages */
+} logReplay;
+
+static sds replayIndexKey(int dbid, const char *key, size_t len) {
+    sds k = sdscatprintf(sdsempty(), "%d:", dbid);
+    return sdscatlen(k, key, len);
+}
+
+static void replayIndexBuild(logReplay *r) {
+    if (r->index) return;
+    r->index = dictCreate(&sdsKeyDictType);
+    for (size_t i = 0; i < r->ps->count; i++) {
+        persistKey *k = &r->ps->keys[i];
+        dictAdd(r->index, replayIndexKey(k->dbid, k->key, sdslen(k->key)), (void *)(uintptr_t)(i + 1));
+    }
+}
+
+static persistKey *replayFind(logReplay *r, int dbid, sds key) {
+    sds k = replayIndexKey(dbid, key, sdslen(key));
+    void *v = dictFetchValue(r->index, k);
+    sdsfree(k);
+    return v ? &r->ps->keys[(uintptr_t)v - 1] : NULL;
+}
+
+/* The value of key idx goes: so do the chunks it had taken. */
+static void replayDropValue(persistState *ps, size_t idx) {
+    persistKey *k = &ps->keys[idx];
+    for (size_t i = 0; i < ps->ntoks; i++)
+        if (ps->toks[i].key == idx) ps->toks[i].ref = NULL;
+    if (k->value) objectTypeGet(k->type)->free(k->value);
+    k->value = NULL;
+}
+
+static int replaySet(logReplay *r, const cJSON *rec, int dbid, size_t index, sds *err) {
+    dict *seen = dictCreate(&sdsKeyDictType);
+    int ret = decodeKey(r->ps, rec, dbid, seen, r->where, index, PERSIST_FORMAT, err);
+    dictRelease(seen);
+    if (ret != C_OK) return C_ERR;
+    persistState *ps = r->ps;
+    persistKey *added = &ps->keys[ps->count - 1];
+    persistKey *k = replayFind(r, dbid, added->key);
+    if (!k) {
+        dictAdd(r->index, replayIndexKey(dbid, added->key, sdslen(added->key)), (void *)(uintptr_t)ps->count);
+        return C_OK;
+    }
+    /* The key exists: its new value takes the old one's place. */
+    size_t idx = (size_t)(k - ps->keys);
+    replayDropValue(ps, idx);
+    for (size_t i = 0; i < ps->ntoks; i++)
+        if (ps->toks[i].key == ps->count - 1) ps->toks[i].key = idx;
+    k->type = added->type;
+    k->value = added->value;
+    k->when = added->when;
+    k->has_ttl = added->has_ttl;
+    k->replayed = 1;
+    k->deleted = 0;
+    sdsfree(added->key);
+    ps->count--;
+    return C_OK;
+}
+
+static int replayChange(logReplay *r, const cJSON *c, size_t index, sds *err) {
+    sds msg = NULL, key = NULL;
+    int ret = C_ERR;
+    uint64_t dbid;
+    if (!cJSON_IsObject(c)) return failf(err, "%s: changes[%zu]: expected an object", r->where, index);
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(c, "db"), &dbid, "db", &msg) != C_OK) {
+        failf(err, "%s: changes[%zu]: %s", r->where, index, msg);
+        goto done;
+    }
+    if (dbid >= (uint64_t)server.cfg.databases) {
+        failf(err, "%s: changes[%zu]: database %llu does not exist on this server", r->where, index,
+              (unsigned long long)dbid);
+        goto done;
+    }
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(c, "set");
+    const cJSON *del = cJSON_GetObjectItemCaseSensitive(c, "del");
+    const cJSON *delta = cJSON_GetObjectItemCaseSensitive(c, "stream_delta");
+    if (set) {
+        static const char *const fields[] = {"db", "set", NULL};
+        if (jsonCheckFields(c, fields, r->where, err) != C_OK) goto done;
+        ret = replaySet(r, set, (int)dbid, index, err);
+        goto done;
+    }
+    static const char *const dfields[] = {"db", "del", NULL};
+    static const char *const sfields[] = {"db", "key", "stream_delta", NULL};
+    if (del ? jsonCheckFields(c, dfields, r->where, err) != C_OK
+            : delta ? jsonCheckFields(c, sfields, r->where, err) != C_OK
+                    : failf(err, "%s: changes[%zu]: expected \"set\", \"del\" or \"stream_delta\"", r->where,
+                            index) != C_OK)
+        goto done;
+    if (jsonGetBytes(del ? del : cJSON_GetObjectItemCaseSensitive(c, "key"), &key, "key", &msg) != C_OK) {
+        failf(err, "%s: changes[%zu]: %s", r->where, index, msg);
+        goto done;
+    }
+    persistKey *k = replayFind(r, (int)dbid, key);
+    if (del) {
+        /* A key made and removed between two commits was never logged. */
+        if (k && !k->deleted) {
+            /* One its key segment holds is installed and removed again
+             * (persistInstall), so the segment learns it is gone. */
+            if (k->seg < 0) replayDropValue(r->ps, (size_t)(k - r->ps->keys));
+            k->deleted = 1;
+        }
+        ret = C_OK;
+        goto done;
+    }
+    if (!k || k->deleted || k->type != OBJ_STREAM) {
+        sds desc = describeKey(r->where, index, key);
+        failf(err, "%s: a stream delta for a key that is %s", desc,
+              !k || k->deleted ? "not in the state" : "not a stream");
+        sdsfree(desc);
+        goto done;
+    }
+    if (streamApplyLogDelta(k->value, delta, &msg) != C_OK) {
+        sds desc = describeKey(r->where, index, key);
+        failf(err, "%s: stream_delta: %s", desc, msg);
+        sdsfree(desc);
+        goto done;
+    }
+    ret = C_OK;
+done:
+    sdsfree(msg);
+    sdsfree(key);
+    return ret;
+}
+
+/* One record's checksum and JSON; NULL with *err set if it is not whole. */
+static cJSON *logRecordParse(const char *p, size_t len, sds *err) {
+    if (len < LOG_CRC_TAIL_LEN + 2 || memcmp(p + len - LOG_CRC_TAIL_LEN, LOG_CRC_FIELD, LOG_CRC_FIELD_LEN) != 0 ||
+        p[len - 2] != '"' || p[len - 1] != '}') {
+        *err = sdsnew("it does not end with its checksum");
+        return NULL;
+    }
+    char hex[9];
+    memcpy(hex, p + len - 10, 8);
+    hex[8] = '\0';
+    char *end;
+    unsigned long want = strtoul(hex, &end, 16);
+    uint32_t got = (uint32_t)crc32_z(0L, (const unsigned char *)p, len - LOG_CRC_TAIL_LEN);
+    if (*end || want != got) {
+        *err = sdscatprintf(sdsempty(), "its checksum does not match (crc32 %s written, %08x computed)", hex, got);
+        return NULL;
+    }
+    cJSON *rec = cJSON_ParseWithLength(p, len);
+    if (!rec || !cJSON_IsObject(rec)) {
+        cJSON_Delete(rec);
+        *err = sdsnew("it is not a JSON object");
+        return NULL;
+    }
+    return rec;
+}
+
+/* Applies one whole record (seq already checked). */
+static int logRecordApply(logReplay *r, const cJSON *rec, sds *err) {
+    static const char *const fields[] = {"seq", "broker", "epoch", "written_at_ms", "changes", "crc32", NULL};
+    if (jsonCheckFields(rec, fields, r->where, err) != C_OK) return C_ERR;
+    const cJSON *broker = cJSON_GetObjectItemCaseSensitive(rec, "broker");
+    uint64_t epoch;
+    int64_t written;
+    sds msg = NULL;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "epoch"), &epoch, "epoch", &msg) != C_OK ||
+        jsonGetI64(cJSON_GetObjectItemCaseSensitive(rec, "written_at_ms"), &written, "written_at_ms", &msg) !=
+            C_OK) {
+        failAt(err, r->where, msg);
+        return C_ERR;
+    }
+    /* Every take-over writes a root: the records after a root are its
+     * broker's, of its epoch. */
+    if (!cJSON_IsString(broker) || !r->h->broker.id || strcmp(broker->valuestring, r->h->broker.id) != 0 ||
+        epoch != r->h->broker.epoch)
+        return failf(err, "%s: written by broker %s epoch %llu, but the root names broker %s epoch %llu", r->where,
+                     cJSON_IsString(broker) ? broker->valuestring : "?", (unsigned long long)epoch,
+                     r->h->broker.id ? r->h->broker.id : "(none)", (unsigned long long)r->h->broker.epoch);
+    const cJSON *changes = cJSON_GetObjectItemCaseSensitive(rec, "changes");
+    if (!cJSON_IsArray(changes)) return failf(err, "%s: changes: expected an array", r->where);
+    replayIndexBuild(r);
+    size_t index = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, changes) {
+        if (replayChange(r, c, index++, err) != C_OK) return C_ERR;
+    }
+    r->h->written_at_ms = written;
+    return C_OK;
+}
+
+int persistReplayLog(persistState *ps, persistHeader *h, const char *log, size_t len, persistLogStats *st,
+                     sds *err) {
+    memset(st, 0, sizeof(*st));
+    logReplay r = {ps, h, NULL, NULL};
+    int ret = C_OK;
+    size_t off = 0, line = 0;
+    while (off < len && ret == C_OK) {
+        const char *p = log + off;
+        const char *nl = memchr(p, '\n', len - off);
+        size_t rlen = nl ? (size_t)(nl - p) : len - off;
+        size_t next = off + rlen + (nl ? 1 : 0);
+        int last = next >= len;
+        line++;
+        char where[96];
+        snprintf(where, sizeof(where), "the commit log: record %zu (byte %zu)", line, off);
+        sds why = NULL;
+        cJSON *rec = nl ? logRecordParse(p, rlen, &why) : NULL;
+        if (!rec) {
+            /* Only the last record can have been cut short by a crash, and
+             * it was never acknowledged: its fdatasync had not returned. */
+            if (last) {
+                st->torn_bytes = len - off;
+                sdsfree(why);
+                break;
+            }
+            failf(err, "%s: %s; the records after it cannot be applied without it", where, why);
+            sdsfree(why);
+            ret = C_ERR;
+            break;
+        }
+        uint64_t seq = 0;
+        sds msg = NULL;
+        if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(rec, "seq"), &seq, "seq", &msg) != C_OK) {
+            failAt(err, where, msg);
+            ret = C_ERR;
+        } else if (seq <= h->commit_seq && !st->applied) {
+            st->skipped++; /* the root holds it already */
+        } else if (seq != h->commit_seq + 1) {
+            failf(err, "%s is seq %llu, but seq %llu comes next: %s", where, (unsigned long long)seq,
+                  (unsigned long long)h->commit_seq + 1,
+                  seq > h->commit_seq ? "the records between are missing" : "it is out of order");
+            ret = C_ERR;
+        } else {
+            snprintf(where, sizeof(where), "the commit log: record seq %llu (byte %zu)", (unsigned long long)seq,
+                     off);
+            r.where = where;
+            ret = logRecordApply(&r, rec, err);
+            if (ret == C_OK) {
+                h->commit_seq = seq;
+                st->applied++;
+            }
+        }
+        cJSON_Delete(rec);
+        off = next;
+    }
+    if (r.index) dictRelease(r.index);
+    return ret;
 }

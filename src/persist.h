@@ -18,8 +18,9 @@
 
 #include "sds.h"
 
-#define PERSIST_FORMAT 2        /* the format this casq writes */
+#define PERSIST_FORMAT 3        /* the format this casq writes (3: root + commit log) */
 #define PERSIST_FORMAT_OLDEST 1 /* the oldest it reads (and migrates) */
+#define PERSIST_SEGMENT_FORMAT 2 /* segments and manifests: unchanged by 3 */
 
 /* Key values whose JSON is at most this big are cached between commits;
  * bigger ones are written through their type's docJSON (a stream's
@@ -132,5 +133,36 @@ unsigned long long persistStateKeys(const persistState *ps);
  * installs an empty state. */
 void persistInstall(persistState *ps);
 void persistStateFree(persistState *ps);
+
+/* ------------------------------------------------------------------------
+ * The commit log (docs/state-format.md "The commit log")
+ * --------------------------------------------------------------------- */
+
+/* The record of commit h->commit_seq: the changes since the commit of
+ * change base_seq landed (keys changed since, the names removed meanwhile
+ * -- persistLogTakeDeleted --, streams' deltas as of commit gen, marks of
+ * commit ok_gen and before counting as persisted). NULL if a change
+ * cannot be written as a record: the commit must be a checkpoint. */
+sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
+                           persistCache *pc);
+/* The names removed since the last commit started become the commit's to
+ * write (db->log_deleted into db->log_deleted_flight). */
+void persistLogTakeDeleted(void);
+/* Forgets the names noted as removed: those the commit in flight wrote
+ * (flight_too: it landed), or those noted since (a load). */
+void persistLogForgetDeleted(int flight_too);
+/* A checkpoint of commit gen holds every stream as it is now. */
+void persistLogMarkStreams(uint64_t gen);
+
+typedef struct persistLogStats {
+    size_t skipped;    /* records the root holds already */
+    size_t applied;    /* records replayed */
+    size_t torn_bytes; /* bytes of a torn last record, ignored */
+} persistLogStats;
+/* Replays the log's records after h->commit_seq onto ps, advancing h.
+ * C_ERR with *err naming the record if one is corrupt, missing, out of
+ * order, of another broker, or does not apply; ps is then to be freed. */
+int persistReplayLog(persistState *ps, persistHeader *h, const char *log, size_t len, persistLogStats *st,
+                     sds *err);
 
 #endif

@@ -354,6 +354,20 @@ void segmentsCommitStarted(void) {
     listJoin(S()->garbage_flight, S()->garbage_new);
 }
 
+/* A commit that appends a log record names no segment and drops none
+ * (only a root does): sealing goes on as after any commit, the garbage
+ * waits for the next root. */
+void segmentsLogCommitStarted(void) { sealFollowAppends(S()); }
+
+void segmentsLogCommitDone(void) {
+    segmentState *ss = S();
+    if (listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
+        server.store->type->seg_put)
+        sealNext(ss);
+    keysegCommitDone(1);
+    chunksegCommitDone(1);
+}
+
 void segmentsCommitDone(int ok) {
     segmentState *ss = S();
     /* Seal right away, not at the next cron tick: under load a tick's

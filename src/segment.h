@@ -27,6 +27,9 @@ void segmentsCron(int broker);
 /* A commit encodes the state now: segments dropped so far are not in it. */
 void segmentsCommitStarted(void);
 /* ... it landed (ok) or failed and will be retried (!ok). */
+/* The same around a commit that appends a log record (no root). */
+void segmentsLogCommitStarted(void);
+void segmentsLogCommitDone(void);
 void segmentsCommitDone(int ok);
 /* The state was replaced by a loaded one: forget every plan about the old
  * one (nothing is deleted because of it; the sweep finds what is left). */

@@ -155,6 +155,10 @@ typedef struct redisDb {
                            * -> robj*, the keys whose value the root holds
                            * inline (not sealed in a key segment) */
     struct list *keysegs; /* keyseg.c: this db's key segments (keySegment*) */
+    dict *log_deleted;    /* commit log: sds key (owned) -> NULL, the keys
+                           * removed since the commit in flight started
+                           * (only while server.log_tracking) */
+    dict *log_deleted_flight; /* ... and those the commit in flight writes */
     unsigned long expires_cursor; /* active-expire scan position */
     long long avg_ttl;    /* for INFO keyspace */
 } redisDb;
@@ -424,6 +428,13 @@ typedef struct serverConfig {
     long long set_max_listpack_entries;
     long long set_max_listpack_value;
     long long commit_timeout_ms;        /* how long a held reply waits for a commit */
+    int commit_log;                     /* commits append to the store's log
+                                         * (if it has one); no: every commit
+                                         * writes the root (format 2's way) */
+    long long commit_log_checkpoint_records; /* the root is written again
+                                         * after this many log records ... */
+    long long commit_log_checkpoint_bytes;   /* ... or this many log bytes */
+    long long commit_log_checkpoint_ms; /* ... or this long after the last */
     long long commit_debug_delay_ms;    /* debug only: delay each commit
                                          * (needs enable_debug_command) */
     int enable_debug_command;           /* ENABLE_DEBUG_*: test knobs allowed */
@@ -510,6 +521,11 @@ typedef struct redisServer {
     /* --- change tracking and group commit (design.md §4) --- */
     uint64_t change_seq;         /* bumped by every change to the state */
     uint64_t durable_seq;        /* every change <= this is in storage */
+    int log_tracking;            /* the store has a commit log: note the
+                                  * keys removed (db->log_deleted) */
+    uint64_t log_barrier_seq;    /* change_seq of the last db-wide change
+                                  * (FLUSHDB, SWAPDB, FUNCTION ...): the
+                                  * commit holding it writes the root */
     uint64_t doc_pin;            /* the document being written borrows the
                                   * texts of stream nodes stamped with this
                                   * (0: none is; see store.h, storeDoc) */

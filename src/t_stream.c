@@ -1136,7 +1136,7 @@ int streamLastValidID(stream *s, streamID *id) {
     return 1;
 }
 
-static int streamFirstValidID(stream *s, streamID *id) {
+int streamFirstValidID(stream *s, streamID *id) {
     streamNode *n;
     if (!s->length || !idtreeFirst(&s->nodes, NULL, (void **)&n)) return 0;
     nodeFirstEntryID(n, id);
@@ -3146,7 +3146,7 @@ size_t streamPlanSeal(stream *s, int lane, const char *name, size_t seal_bytes, 
     }
     sds t = sdsMakeRoomFor(sdsempty(), bytes + 256);
     t = sdscatlen(t, "{\"format\":", 10);
-    t = jsonCatU64(t, PERSIST_FORMAT);
+    t = jsonCatU64(t, PERSIST_SEGMENT_FORMAT);
     t = sdscatlen(t, ",\"segment\":", 11);
     t = jsonCatString(t, name, strlen(name));
     t = sdscatlen(t, ",\"first_id\":", 12);
@@ -3414,7 +3414,7 @@ static int segmentCheckObject(streamSegment *g, cJSON *doc, sds *err) {
         *err = msg;
         return C_ERR;
     }
-    if (format != PERSIST_FORMAT) {
+    if (format != PERSIST_SEGMENT_FORMAT) {
         *err = sdscatprintf(sdsempty(), "unsupported format %llu", (unsigned long long)format);
         return C_ERR;
     }

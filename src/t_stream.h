@@ -143,6 +143,15 @@ typedef struct streamPrio streamPrio; /* t_stream_prio.c */
 /* The idempotency window of XADD IDMP/IDMPAUTO (t_stream_idmp.c). */
 typedef struct streamIdmp streamIdmp;
 
+/* What the persisted state holds of a stream (t_stream_log.c). */
+typedef struct streamLogMark {
+    uint64_t gen;           /* the commit that wrote it (0: none) */
+    streamID last_entry;    /* its last entry then (0-0: none) */
+    uint64_t length;        /* its length then */
+    uint64_t added;         /* its entries_added then */
+    streamID max_deleted;   /* its max_deleted_entry_id then */
+} streamLogMark;
+
 typedef struct stream {
     idtree nodes;                  /* master ID -> streamNode*, in order */
     idtree inline_nodes;           /* the same for the nodes not sealed (the
@@ -172,6 +181,8 @@ typedef struct stream {
                                     * the document in creation order */
     streamIdmp *idmp;              /* XADD IDMP's window and XCFGSET's
                                     * settings; NULL until first used */
+    streamLogMark log_mark;        /* what the persisted state holds of it */
+    streamLogMark log_flight;      /* ... once the commit in flight lands */
 } stream;
 
 /* Consumer group. */
@@ -499,6 +510,8 @@ void streamIteratorGetField(streamIterator *si, const unsigned char **field, siz
                             const unsigned char **value, size_t *vlen);
 void streamIteratorStop(streamIterator *si);
 int streamEntryExists(stream *s, const streamID *id);
+/* The first live entry; returns 0 if the stream is empty. */
+int streamFirstValidID(stream *s, streamID *id);
 /* The last live entry; returns 0 if the stream is empty. */
 int streamLastValidID(stream *s, streamID *id);
 
@@ -628,5 +641,25 @@ void xackCommand(client *c);
 void xclaimCommand(client *c);
 void xautoclaimCommand(client *c);
 void xpendingCommand(client *c);
+
+/* ------------------------------------------------------------------------
+ * A stream's changes as commit log records (t_stream_log.c)
+ * --------------------------------------------------------------------- */
+typedef enum streamLogKind {
+    STREAM_LOG_DELTA,      /* the delta was appended */
+    STREAM_LOG_WHOLE,      /* write the whole key record (a new stream) */
+    STREAM_LOG_CHECKPOINT, /* not an append: the commit must be a root */
+} streamLogKind;
+/* Appends to *out the stream's delta since its mark (the mark of commit
+ * ok_gen or before), as commit gen writes it, or says why not. */
+streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_gen);
+/* The stream as of now is what commit gen writes (a checkpoint, or its
+ * whole record). */
+void streamLogMarkFlight(stream *s, uint64_t gen);
+/* The persisted state holds nothing of this stream under its key. */
+void streamLogForget(stream *s);
+/* Replays a delta onto s; on error s is half changed (the caller drops
+ * it) and *err says why. */
+int streamApplyLogDelta(stream *s, const cJSON *delta, sds *err);
 
 #endif

@@ -283,7 +283,7 @@ size_t streamPlanManifest(stream *s, const char *name, uint32_t root_max, int fa
     }
     sds t = sdsempty();
     t = sdscatlen(t, "{\"format\":", 10);
-    t = jsonCatU64(t, PERSIST_FORMAT);
+    t = jsonCatU64(t, PERSIST_SEGMENT_FORMAT);
     t = sdscatlen(t, ",\"manifest\":", 12);
     t = jsonCatString(t, name, strlen(name));
     t = sdscatlen(t, ",\"count\":", 9);
@@ -419,7 +419,7 @@ static int manifestLoadOne(stream *s, const cJSON *rec, size_t index, streamLoad
     if (!cJSON_IsObject(doc) || jsonCheckFields(doc, mfields, "manifest", &msg) != C_OK ||
         jsonGetU64(cJSON_GetObjectItemCaseSensitive(doc, "format"), &format, "format", &msg) != C_OK ||
         jsonGetU64(cJSON_GetObjectItemCaseSensitive(doc, "count"), &mcount, "count", &msg) != C_OK ||
-        format != PERSIST_FORMAT || !cJSON_IsString(mname) || strcmp(mname->valuestring, m->name) ||
+        format != PERSIST_SEGMENT_FORMAT || !cJSON_IsString(mname) || strcmp(mname->valuestring, m->name) ||
         !cJSON_IsArray(recs) || (uint64_t)cJSON_GetArraySize(recs) != mcount || mcount != count) {
         sds e = sdscatprintf(sdsempty(), "%s: manifest %s: %s", what, m->name,
                              msg ? msg : "its format, name, count or segments differ from the root's record");

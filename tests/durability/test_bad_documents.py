@@ -125,7 +125,7 @@ def identity(path):
 def main():
     workdir = tempfile.mkdtemp(prefix="casq-baddoc-")
     good = good_document(workdir)
-    check(json.loads(good)["format"] == 2, "baddoc: casq writes a format 2 document")
+    check(json.loads(good)["format"] == 3, "baddoc: casq writes a format 3 document")
     for n, (name, content, problem) in enumerate(cases(good)):
         d = os.path.join(workdir, f"case{n}")
         os.makedirs(d)

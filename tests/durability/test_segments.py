@@ -402,7 +402,7 @@ def format1_phase(exported):
     r.close()
     casq.stop()
     doc = load_document(path, merge=False)
-    check(doc["format"] == 2, "format 1: migrated: casq wrote format 2")
+    check(doc["format"] == 3, "format 1: migrated: casq wrote format 3")
     rc, out, err = export(d)
     after = json.loads(out) if rc == 0 else {}
     check(rc == 0 and before is not None and logical(after) == logical(before),

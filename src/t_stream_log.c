@@ -1,0 +1,257 @@
+/* t_stream_log.c -- a stream's changes as commit log records
+ * (docs/state-format.md "The commit log").
+ *
+ * A commit that is not a checkpoint writes, for every stream that changed
+ * since the last commit, what a loader needs to bring the stream it has
+ * (from the root and the records before) to the stream as it is now. Job
+ * queues change their streams in two ways: entries appended (XADD) and
+ * consumer-group state (XREADGROUP, XACK, XCLAIM ...). So a stream's
+ * change is written as a *delta*: the entries appended since the last
+ * commit, the stream's counters, and its groups whole (a queue's PEL is
+ * its jobs in flight: small). Anything else -- entries deleted or trimmed,
+ * a stream never persisted under this key -- cannot be said as an append,
+ * and the commit becomes a checkpoint (the root written whole), as every
+ * commit was in format 2.
+ *
+ * What the persisted state holds of a stream is its *mark*: its last
+ * entry, length, entries-added and max-deleted-id as of the last commit
+ * that wrote it. A commit sets the stream's flight mark; the mark becomes
+ * the stream's once that commit succeeded (streamLogPromote: commits are
+ * numbered, one in flight at a time, and the commit module says which
+ * landed last). */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "t_stream.h"
+
+/* The flight mark becomes the mark if its commit landed. */
+static void streamLogPromote(stream *s, uint64_t ok_gen) {
+    if (s->log_flight.gen && s->log_flight.gen <= ok_gen) {
+        s->log_mark = s->log_flight;
+        memset(&s->log_flight, 0, sizeof(s->log_flight));
+    }
+}
+
+void streamLogForget(stream *s) {
+    memset(&s->log_mark, 0, sizeof(s->log_mark));
+    memset(&s->log_flight, 0, sizeof(s->log_flight));
+}
+
+void streamLogMarkFlight(stream *s, uint64_t gen) {
+    streamLogMark *m = &s->log_flight;
+    m->gen = gen;
+    if (!streamLastValidID(s, &m->last_entry)) m->last_entry = (streamID){0, 0};
+    m->length = s->length;
+    m->added = s->entries_added;
+    m->max_deleted = s->max_deleted_entry_id;
+}
+
+/* Appends one entry as the document writes it: [id, field, value, ...]. */
+static sds catEntry(sds out, streamIterator *si, const streamID *id, int64_t numfields) {
+    out = sdscatlen(out, "[", 1);
+    out = jsonCatStreamID(out, id);
+    while (numfields--) {
+        const unsigned char *f, *v;
+        size_t flen, vlen;
+        streamIteratorGetField(si, &f, &flen, &v, &vlen);
+        out = sdscatlen(out, ",", 1);
+        out = jsonCatBytes(out, (const char *)f, flen);
+        out = sdscatlen(out, ",", 1);
+        out = jsonCatBytes(out, (const char *)v, vlen);
+    }
+    return sdscatlen(out, "]", 1);
+}
+
+/* The entries after `after`, as a JSON array's items; *count: how many. */
+static sds catEntriesAfter(sds out, stream *s, const streamID *after, uint64_t *count) {
+    streamID start = *after;
+    *count = 0;
+    if (!streamIDEqZero(after) && streamIncrID(&start) != C_OK) return out;
+    streamIterator si;
+    streamIteratorStart(&si, s, &start, NULL, 0);
+    streamID id;
+    int64_t numfields;
+    while (streamIteratorGetID(&si, &id, &numfields)) {
+        if (*count) out = sdscatlen(out, ",", 1);
+        out = catEntry(out, &si, &id, numfields);
+        (*count)++;
+    }
+    streamIteratorStop(&si);
+    return out;
+}
+
+streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_gen) {
+    streamLogPromote(s, ok_gen);
+    const streamLogMark *m = &s->log_mark;
+    if (!m->gen) {
+        /* Never persisted under this key since the load (new, renamed,
+         * copied): its whole record, unless that would name segments,
+         * which only a root may do. */
+        if (s->nsegs) return STREAM_LOG_CHECKPOINT;
+        streamLogMarkFlight(s, gen);
+        return STREAM_LOG_WHOLE;
+    }
+    if (streamCompareID(&s->max_deleted_entry_id, &m->max_deleted) != 0 || s->length < m->length ||
+        s->entries_added < m->added)
+        return STREAM_LOG_CHECKPOINT;
+    uint64_t appended = s->entries_added - m->added;
+    if (s->length - m->length != appended) return STREAM_LOG_CHECKPOINT;
+    size_t start = sdslen(*out);
+    sds o = sdscatlen(*out, "{\"base_length\":", 15);
+    o = jsonCatU64(o, m->length);
+    o = sdscatlen(o, ",\"base_entries_added\":", 22);
+    o = jsonCatU64(o, m->added);
+    o = sdscatlen(o, ",\"length\":", 10);
+    o = jsonCatU64(o, s->length);
+    o = sdscatlen(o, ",\"last_id\":", 11);
+    o = jsonCatStreamID(o, &s->last_id);
+    o = sdscatlen(o, ",\"first_id\":", 12);
+    o = jsonCatStreamID(o, &s->first_id);
+    o = sdscatlen(o, ",\"max_deleted_id\":", 18);
+    o = jsonCatStreamID(o, &s->max_deleted_entry_id);
+    o = sdscatlen(o, ",\"entries_added\":", 17);
+    o = jsonCatU64(o, s->entries_added);
+    o = sdscatlen(o, ",\"entries\":[", 12);
+    uint64_t count;
+    o = catEntriesAfter(o, s, &m->last_entry, &count);
+    if (count != appended) {
+        /* Appended and deleted in the same batch, or entries below the
+         * mark's last one: not an append. */
+        sdssetlen(o, start);
+        o[start] = '\0';
+        *out = o;
+        return STREAM_LOG_CHECKPOINT;
+    }
+    o = sdscatlen(o, "],\"groups\":", 11);
+    o = streamCatGroupsJSON(o, s);
+    o = streamIdmpCatJSON(o, s);
+    *out = sdscatlen(o, "}", 1);
+    streamLogMarkFlight(s, gen);
+    return STREAM_LOG_DELTA;
+}
+
+/* ------------------------------------------------------------------------
+ * Replaying a delta
+ * --------------------------------------------------------------------- */
+
+static int deltaFail(sds *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int deltaFail(sds *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    *err = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    return C_ERR;
+}
+
+/* Appends one entry of a delta: [id, field, value, ...]. */
+static int appendEntry(stream *s, const cJSON *e, size_t index, sds *err) {
+    int n = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
+    if (n < 3 || n % 2 == 0)
+        return deltaFail(err, "entries[%zu]: expected [id, field, value, ...] with at least one field", index);
+    sds msg = NULL;
+    streamID id;
+    const cJSON *item = e->child;
+    if (jsonGetStreamID(item, &id, "id", &msg) != C_OK) {
+        *err = sdscatprintf(sdsempty(), "entries[%zu]: %s", index, msg);
+        sdsfree(msg);
+        return C_ERR;
+    }
+    int64_t numfields = (n - 1) / 2;
+    sds *argv = zcalloc(sizeof(sds) * (size_t)(n - 1));
+    int ret = C_OK;
+    int i = 0;
+    for (item = item->next; item; item = item->next, i++) {
+        if (jsonGetBytes(item, &argv[i], "field or value", &msg) != C_OK) {
+            *err = sdscatprintf(sdsempty(), "entries[%zu]: %s", index, msg);
+            sdsfree(msg);
+            ret = C_ERR;
+            break;
+        }
+    }
+    if (ret == C_OK && streamAppendItem(s, argv, numfields, NULL, &id, 1) != C_OK)
+        ret = deltaFail(err, "entries[%zu]: %s", index,
+                        errno == EDOM ? "its ID is not above the stream's last ID" : "the entry is too large");
+    for (int j = 0; j < n - 1; j++) sdsfree(argv[j]);
+    zfree(argv);
+    return ret;
+}
+
+static void freeGroups(stream *s) {
+    for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
+    s->num_cgroups = 0;
+    s->cg_created = 0;
+}
+
+int streamApplyLogDelta(stream *s, const cJSON *d, sds *err) {
+    static const char *const fields[] = {"base_length", "base_entries_added", "length", "last_id",
+                                         "first_id", "max_deleted_id", "entries_added", "entries",
+                                         "groups", "idmp", NULL};
+    sds msg = NULL;
+    if (!cJSON_IsObject(d)) return deltaFail(err, "expected an object");
+    if (jsonCheckFields(d, fields, "stream_delta", &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    uint64_t base_length, base_added, length, added;
+    streamID last_id, first_id, max_deleted;
+    if (jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "base_length"), &base_length, "base_length", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "base_entries_added"), &base_added, "base_entries_added",
+                   &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "length"), &length, "length", &msg) != C_OK ||
+        jsonGetU64(cJSON_GetObjectItemCaseSensitive(d, "entries_added"), &added, "entries_added", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(d, "last_id"), &last_id, "last_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(d, "first_id"), &first_id, "first_id", &msg) != C_OK ||
+        jsonGetStreamID(cJSON_GetObjectItemCaseSensitive(d, "max_deleted_id"), &max_deleted, "max_deleted_id",
+                        &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    /* The record was written against the stream as the records before it
+     * left it: anything else means a record is missing or out of place. */
+    if (s->length != base_length || s->entries_added != base_added)
+        return deltaFail(err,
+                         "it continues a stream of length %llu with %llu entries added, but the stream has "
+                         "length %llu and %llu entries added",
+                         (unsigned long long)base_length, (unsigned long long)base_added,
+                         (unsigned long long)s->length, (unsigned long long)s->entries_added);
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(d, "entries");
+    if (!cJSON_IsArray(entries)) return deltaFail(err, "entries: expected an array");
+    size_t index = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, entries) {
+        if (appendEntry(s, e, index++, err) != C_OK) return C_ERR;
+    }
+    if (s->length != length)
+        return deltaFail(err, "length is %llu but the stream has %llu entries with the ones listed",
+                         (unsigned long long)length, (unsigned long long)s->length);
+    if (added < length || added - base_added != index)
+        return deltaFail(err, "entries_added %llu does not match the %zu entries listed",
+                         (unsigned long long)added, index);
+    streamID expect_first = {0, 0};
+    if (s->length && !streamFirstValidID(s, &expect_first)) expect_first = (streamID){0, 0};
+    if (streamCompareID(&first_id, &expect_first) != 0)
+        return deltaFail(err, "first_id does not match the first entry (0-0 when empty)");
+    if (streamCompareID(&max_deleted, &last_id) > 0) return deltaFail(err, "max_deleted_id is greater than last_id");
+    streamID last_entry;
+    if (streamLastValidID(s, &last_entry) && streamCompareID(&last_id, &last_entry) < 0)
+        return deltaFail(err, "last_id is below the last entry");
+    s->last_id = last_id;
+    s->first_id = first_id;
+    s->max_deleted_entry_id = max_deleted;
+    s->entries_added = added;
+    freeGroups(s);
+    if (streamGroupsFromJSON(s, cJSON_GetObjectItemCaseSensitive(d, "groups"), &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    streamIdmpFree(s->idmp);
+    s->idmp = NULL;
+    const cJSON *idmp = cJSON_GetObjectItemCaseSensitive(d, "idmp");
+    if (idmp && streamIdmpFromJSON(s, idmp, &msg) != C_OK) {
+        *err = msg;
+        return C_ERR;
+    }
+    return C_OK;
+}
