@@ -24,6 +24,9 @@
  *                     clean)
  *   queue.json.rejected  a document that failed its check after a crash,
  *                     kept for the operator (see "One flush per commit")
+ *   queue.json.log    the commit log: records appended after the document
+ *                     (the root), emptied by the next root write (see "The
+ *                     commit log")
  *
  * ------------------------------------------------------------------------
  * Compare-and-set between processes
@@ -63,7 +66,8 @@
  *   5. fsync the directory                           (the switch durable;
  *      skipped when both names were durable already, see "One flush per
  *      commit")
- *   6. unlock; report OK -- only now may the commit be acknowledged
+ *   6. ftruncate queue.json.log to 0                 (see "The commit log")
+ *   7. unlock; report OK -- only now may the commit be acknowledged
  *
  * Recycling the replaced version: a new file for every commit costs the
  * file system a block allocation in the commit (a journal entry the
@@ -131,9 +135,10 @@
  *             conflict and reloads the old document -- which is intact and
  *             holds everything ever acknowledged. Erring towards a spurious
  *             conflict is safe; a spurious match would not be.
- *   4..6:     new document, matching record: the write happened; it was
- *             never acknowledged (the writer died before step 6), which is
- *             allowed -- an unacknowledged change may or may not survive.
+ *   4..7:     new document, matching record: the write happened; it was
+ *             never acknowledged (the writer died before step 7), which is
+ *             allowed -- an unacknowledged change may or may not survive
+ *             (a log not yet emptied holds records the new root holds).
  * Power loss (no process survives, so nobody holds a token afterwards): the
  * record is not fsynced at every write (that would double the cost of a
  * commit for nothing): any combination of old/new document and old/new
@@ -157,10 +162,49 @@
  * which the worker lets it go): the take-over write cannot be overtaken,
  * and the old broker's pending commit waits, then fails its CAS.
  *
+ * ------------------------------------------------------------------------
+ * The commit log
+ * ------------------------------------------------------------------------
+ * A commit may append a record to queue.json.log instead of writing the
+ * whole root: opaque lines from the commit module, which the store never
+ * parses. A version names the root *and* the log after it:
+ *     <token>:<n>      the record's token, and the log's length in bytes
+ *                      (0: empty or missing)
+ * and every CAS compares both: the root as above, and the log's size must
+ * be n -- a longer log has records someone appended after that version (the
+ * same root, another store), a shorter one was cut behind our back. A
+ * version without ":<n>" names an empty log; one that is not of this form
+ * matches nothing. A load reads the log under the same lock as the root
+ * (one consistent version) and keeps its bytes for log_take().
+ *
+ * An append, under the lock as every job:
+ *   1. the root checked as a write's step 1 checks it (never accepting the
+ *      retry of an unconfirmed write: a conflict and a reload are safe)
+ *   2. open the log (the descriptor is kept between appends, and opened
+ *      again if the path no longer names its file); its size must be n
+ *   3. the first time through a descriptor, fsync the directory: a record
+ *      relies on the log's name being durable
+ *   4. pwrite the record at n, fdatasync
+ *   5. unlock; report OK with <token>:<n + record bytes>
+ * A crash before 4 leaves the log as it was. During 4 it may leave part of
+ * the record at the end -- a torn last record, never acknowledged since
+ * the fdatasync had not returned; the loader ignores a torn last record.
+ * After the fdatasync the record is durable. An I/O error cuts the log
+ * back to n (best effort) and reports STORE_ERROR.
+ *
+ * A root write (a checkpoint) empties the log once the root is durable
+ * (step 6), without a fsync: a crash that undoes the truncation brings back
+ * records the new root holds already, and the loader skips every record
+ * whose seq is not above the root's commit_seq. Its version is
+ * <new token>:0. A create-only write (no expected version) empties a log
+ * that is there too: the new root holds everything.
+ *
  * Limits: local file systems only (flock over NFS is not reliable); an
  * external tool that rewrites the document in place keeping its inode and
  * size within the file system's timestamp granularity (a few ms) would go
- * unnoticed -- editors and cp/mv-style restores are caught. */
+ * unnoticed -- editors and cp/mv-style restores are caught. The log is
+ * known by its size alone: an outside edit that keeps its length would go
+ * unnoticed too (appending to it or cutting it is caught). */
 #include "store.h"
 
 #include <errno.h>
@@ -187,6 +231,8 @@
 #include "server.h"
 
 #define FILE_TOKEN_HEX 32 /* 128 bits */
+/* A version: "<token>:<log bytes>" (see "The commit log"). */
+#define FILE_VERSION_MAX (FILE_TOKEN_HEX + 1 + 20 + 1)
 #define FILE_RECORD_MAX 256
 #define FILE_ERR_MAX 512
 
@@ -206,6 +252,7 @@ typedef enum fileJobKind {
     FILE_JOB_LOAD,
     FILE_JOB_WRITE,
     FILE_JOB_PROBE,
+    FILE_JOB_APPEND,
     FILE_JOB_EXIT,
 } fileJobKind;
 
@@ -256,7 +303,8 @@ typedef struct fileStore {
     const char *name;        /* the document's name in its directory */
     const char *tmp_name;    /* ... and the temporary file's */
     sds lock_path;           /* path + ".lock" */
-    sds dir_path;            /* the directory holding all three */
+    sds log_path;            /* path + ".log": the commit log */
+    sds dir_path;            /* the directory holding them all */
     int dirfd;               /* the directory, kept open to fsync it */
     int lockfd;              /* the lock file; worker only; -1 if closed */
     /* --- the worker and its mailbox --- */
@@ -272,8 +320,12 @@ typedef struct fileStore {
     const storeDoc *doc;           /* write: the document */
     storeDoc *owned_doc;           /* write: the same, if the store owns it
                                     * (write() of one buffer), else NULL */
-    char expect[FILE_TOKEN_HEX + 1]; /* write: expected version */
+    char expect[FILE_TOKEN_HEX + 1]; /* write, append: the expected version's token */
+    unsigned long long expect_log; /* ... and its log bytes */
+    int expect_ok;                 /* ... the expected version was well formed
+                                    * (else it matches nothing) */
     int has_expect;                /* write: 0 = create only */
+    sds record;                    /* append: the record (owned) */
     storeLoadCallback *load_cb;    /* load: callback */
     storeWriteCallback *write_cb;  /* write: callback */
     void *priv;                    /* callback argument */
@@ -281,9 +333,11 @@ typedef struct fileStore {
                                     * next write (0 = release at once) */
     /* --- job output (set by the worker) --- */
     storeStatus status;              /* outcome */
-    char version[FILE_TOKEN_HEX + 1]; /* token of the document read/written */
+    char version[FILE_VERSION_MAX];  /* version read/written ("<token>:<n>") */
+    unsigned long long log_size;     /* the log bytes that version names */
     char *buf;                       /* load: document bytes (zmalloc) */
     size_t buflen;                   /* load: their length */
+    sds log_read;                    /* load: the log's bytes (NULL if empty) */
     char err[FILE_ERR_MAX];          /* message when status is STORE_ERROR or a conflict */
     long long op_us;                 /* how long the job took */
     int minted;                      /* load: a fresh token was minted */
@@ -310,6 +364,9 @@ typedef struct fileStore {
     fileIdentity spare_noted;                    /* the spare a note named last (named once) */
     int recovered;                               /* a load ran fileRecover: the names are
                                                   * not looked into again (see there) */
+    int logfd;                                   /* the log, open for appends (-1 if not) */
+    int log_named;                               /* ... its name is durable (the directory
+                                                  * was fsynced since it was opened) */
     /* --- segments (see "Segments" below) --- */
     sds seg_path;            /* path + ".segments": the segments' directory */
     bioPool *seg_pool;       /* threads running segment operations */
@@ -340,6 +397,10 @@ typedef struct fileStore {
     long long writes_one_flush; /* ... of which needed no directory fsync */
     long long last_write_us; /* duration of the last write */
     sds last_error;          /* last error message, "" if none */
+    /* --- the commit log (main thread) --- */
+    sds log_kept;            /* the log bytes of the last load, until taken */
+    unsigned long long log_bytes; /* the log's size in the last version seen */
+    long long log_appends;   /* records appended */
 } fileStore;
 
 /* ========================================================================
@@ -517,6 +578,104 @@ static int fileWriteRecord(fileStore *fs, const fileRecord *rec) {
 }
 
 /* ------------------------------------------------------------------------
+ * Versions and the log file (see "The commit log")
+ * --------------------------------------------------------------------- */
+
+/* The version handed out: the root's token and the log bytes after it. */
+static void fileSetVersion(fileStore *fs, const char *token, unsigned long long log_size) {
+    snprintf(fs->version, sizeof(fs->version), "%.*s:%llu", FILE_TOKEN_HEX, token, log_size);
+    fs->log_size = log_size;
+}
+
+/* Splits an expected version into its token and log size. A bare token
+ * (no ":<n>") names an empty log; anything else that is not a version this
+ * store hands out -- wrong length, not hex, a size that is not a plain
+ * decimal number -- returns 0: it matches no version, so every CAS against
+ * it is a conflict, never a guess. */
+static int fileParseVersion(const char *v, char token[FILE_TOKEN_HEX + 1], unsigned long long *log_size) {
+    token[0] = '\0';
+    *log_size = 0;
+    size_t tlen = strcspn(v, ":");
+    if (tlen != FILE_TOKEN_HEX || strspn(v, "0123456789abcdef") < tlen) return 0;
+    memcpy(token, v, FILE_TOKEN_HEX);
+    token[FILE_TOKEN_HEX] = '\0';
+    if (v[tlen] == '\0') return 1;
+    const char *n = v + tlen + 1;
+    size_t digits = strspn(n, "0123456789");
+    if (digits == 0 || digits > 19 || n[digits] != '\0') return 0; /* 19: no overflow */
+    *log_size = strtoull(n, NULL, 10);
+    return 1;
+}
+
+/* The log's size now (0 if there is none). -1 on error, fs->err set. */
+static int fileLogSize(fileStore *fs, unsigned long long *size) {
+    struct stat sb;
+    *size = 0;
+    if (stat(fs->log_path, &sb) == 0) {
+        *size = (unsigned long long)sb.st_size;
+        return 0;
+    }
+    if (errno == ENOENT) return 0;
+    fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
+    return -1;
+}
+
+/* Makes fs->logfd the log file at the path: the descriptor kept from an
+ * earlier append if the path still names its file, or else a new one (the
+ * file was removed or replaced behind our back: appending to the old one
+ * would write records nobody reads). create: the file is created if there
+ * is none. Returns 1 if open, 0 if there is no log (create == 0), -1 on
+ * error with fs->err set. */
+static int fileLogOpen(fileStore *fs, int create) {
+    struct stat atpath, held;
+    int there = stat(fs->log_path, &atpath) == 0;
+    if (!there && errno != ENOENT) {
+        fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
+        return -1;
+    }
+    if (there && fs->logfd != -1 && fstat(fs->logfd, &held) == 0 && held.st_ino == atpath.st_ino &&
+        held.st_dev == atpath.st_dev)
+        return 1;
+    if (fs->logfd != -1) {
+        close(fs->logfd);
+        fs->logfd = -1;
+    }
+    if (!there && !create) return 0;
+    fs->logfd = open(fs->log_path, O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+    if (fs->logfd == -1) {
+        if (errno == ENOENT && !create) return 0; /* removed meanwhile */
+        fileSetErr(fs, "cannot open %s: %s", fs->log_path, strerror(errno));
+        return -1;
+    }
+    /* Whether its name reached the disk is not known -- whoever created it
+     * may have died before the directory fsync: the first append through
+     * this descriptor makes sure. */
+    fs->log_named = 0;
+    return 1;
+}
+
+/* After a root write, once the root is durable: the log emptied, as the
+ * root holds everything it held. Not fsynced: a crash that undoes the
+ * truncation brings back records the new root already holds, and the
+ * loader skips every record whose seq is not above the root's commit_seq;
+ * the next append's fdatasync makes the new size durable anyway. *left:
+ * the bytes the log has now (0, or all of them if it could not be cut).
+ * Returns -1 if even that is not known (fs->err set). */
+static int fileLogEmpty(fileStore *fs, unsigned long long *left) {
+    *left = 0;
+    int r = fileLogOpen(fs, 0);
+    if (r == 0) return 0;
+    struct stat sb;
+    if (r == 1 && fstat(fs->logfd, &sb) == 0) {
+        if (sb.st_size == 0 || ftruncate(fs->logfd, 0) == 0) return 0;
+        *left = (unsigned long long)sb.st_size; /* still consistent: all of it older than the root */
+        return 0;
+    }
+    if (!fs->err[0]) fileSetErr(fs, "cannot empty %s: %s", fs->log_path, strerror(errno));
+    return -1;
+}
+
+/* ------------------------------------------------------------------------
  * The check (see the top)
  * --------------------------------------------------------------------- */
 
@@ -627,6 +786,23 @@ static int fileReadPath(const char *path, char **out, size_t *outlen) {
     close(fd);
     errno = saved;
     return ok ? 1 : -1;
+}
+
+/* Reads the whole log into fs->log_read (NULL if missing or empty);
+ * *size: its bytes. -1 on error, fs->err set. */
+static int fileLogRead(fileStore *fs, unsigned long long *size) {
+    char *buf;
+    size_t len;
+    *size = 0;
+    int r = fileReadPath(fs->log_path, &buf, &len);
+    if (r == -1) {
+        fileSetErr(fs, "cannot read %s: %s", fs->log_path, strerror(errno));
+        return -1;
+    }
+    if (r == 1 && len) fs->log_read = sdsnewlen(buf, len);
+    zfree(buf);
+    *size = (unsigned long long)len;
+    return 0;
 }
 
 /* The spare, complete (tc: its check), is kept beside a document that is
@@ -753,6 +929,7 @@ static int fileRecover(fileStore *fs, int *drop_spare) {
 static void fileDoLoad(fileStore *fs) {
     fs->buf = NULL;
     fs->buflen = 0;
+    fs->log_read = NULL;
     fs->minted = 0;
     fs->version[0] = '\0';
     if (fileLock(fs) == -1) {
@@ -813,9 +990,7 @@ static void fileDoLoad(fileStore *fs) {
         fs->status = STORE_ERROR;
         goto done;
     }
-    if (r == 1 && identityEqual(&rec.id, &cur)) {
-        memcpy(fs->version, rec.token, sizeof(fs->version));
-    } else {
+    if (!(r == 1 && identityEqual(&rec.id, &cur))) {
         /* First load of this document (or it was changed behind our
          * back): it gets a version of its own. */
         newToken(rec.token);
@@ -825,9 +1000,16 @@ static void fileDoLoad(fileStore *fs) {
             fs->status = STORE_ERROR;
             goto done;
         }
-        memcpy(fs->version, rec.token, sizeof(fs->version));
         fs->minted = 1;
     }
+    /* The log, under the same lock: the root and the log after it are one
+     * version. */
+    unsigned long long log_size;
+    if (fileLogRead(fs, &log_size) == -1) {
+        fs->status = STORE_ERROR;
+        goto done;
+    }
+    fileSetVersion(fs, rec.token, log_size);
     /* The check: where the next version's chain continues, and the
      * document without its padding. */
     int good = checkDecode(fs->buf, fs->buflen, &fs->cur) == FILE_CHECK_GOOD;
@@ -847,15 +1029,19 @@ done:
         zfree(fs->buf);
         fs->buf = NULL;
     }
+    if (fs->status != STORE_OK) {
+        sdsfree(fs->log_read);
+        fs->log_read = NULL;
+    }
     close(fd);
     if (fs->status == STORE_OK && fs->reserve_ms > 0) fileHold(fs);
     else fileUnlock(fs);
 }
 
 /* The version of the document, as a load would find it, without reading
- * it: the record's token if the record describes the file at the path,
- * else "" (someone wrote it behind the protocol's back: a version nobody
- * holds). */
+ * it: the record's token and the log's size if the record describes the
+ * file at the path, else "" (someone wrote it behind the protocol's back:
+ * a version nobody holds). */
 static void fileDoProbe(fileStore *fs) {
     fs->version[0] = '\0';
     if (fileLock(fs) == -1) {
@@ -872,9 +1058,13 @@ static void fileDoProbe(fileStore *fs) {
         if (fs->status == STORE_ERROR) fileSetErr(fs, "cannot stat %s: %s", fs->path, strerror(errno));
     } else {
         fileIdentity cur;
+        unsigned long long log_size;
         identityFromStat(&cur, &sb);
-        if (r == 1 && identityEqual(&rec.id, &cur)) memcpy(fs->version, rec.token, sizeof(fs->version));
         fs->status = STORE_OK;
+        if (r == 1 && identityEqual(&rec.id, &cur)) {
+            if (fileLogSize(fs, &log_size) == 0) fileSetVersion(fs, rec.token, log_size);
+            else fs->status = STORE_ERROR;
+        }
     }
     fileUnlock(fs);
 }
@@ -1015,19 +1205,83 @@ static void fileNoteLayout(fileStore *fs, const struct stat *sb, size_t len) {
     l->mtime = sb->st_mtim;
 }
 
-/* Whether the document's current version is the one the writer expects. */
-static int fileVersionMatches(fileStore *fs, int exists, const char *current) {
+/* Whether the document's current root is the one the writer expects (its
+ * token; the log is compared apart). retry_ok: a root write, which may be
+ * the retry of our own unconfirmed write; an append never is -- after a
+ * write reported as failed the caller's version is uncertain, and a
+ * conflict (then a reload) is the safe answer. */
+static int fileVersionMatches(fileStore *fs, int exists, const char *current, int retry_ok) {
     if (!fs->has_expect) {
         if (!exists) return 1;
         /* Our own create whose fsync failed. */
         return fs->unconfirmed && !fs->unconfirmed_had_prev && current && !strcmp(current, fs->unconfirmed_new);
     }
-    if (!exists || !current) return 0;
+    if (!exists || !current || !fs->expect_ok) return 0;
     if (!strcmp(current, fs->expect)) return 1;
     /* Our own write from `expect` whose fsync failed: the retry is a CAS
      * from the same version. */
-    return fs->unconfirmed && fs->unconfirmed_had_prev && !strcmp(fs->unconfirmed_prev, fs->expect) &&
+    return retry_ok && fs->unconfirmed && fs->unconfirmed_had_prev && !strcmp(fs->unconfirmed_prev, fs->expect) &&
            !strcmp(current, fs->unconfirmed_new);
+}
+
+/* What step 1 of a write (or an append) found. */
+typedef struct fileFound {
+    fileRecord rec;            /* the record (if r == 1) */
+    int r;                     /* fileReadRecord's answer */
+    char raw[FILE_RECORD_MAX]; /* the record's bytes as they were */
+    size_t rawlen;             /* ... their length */
+    int exists;                /* the document exists */
+} fileFound;
+
+/* Step 1 of a write, and of an append: the record and the document's
+ * identity read, and the root compared with the expected one. Returns 0 if
+ * it matches; -1 with fs->status STORE_CONFLICT, or left as it was
+ * (STORE_ERROR), and fs->err set. */
+static int fileCheckRoot(fileStore *fs, int retry_ok, fileFound *f) {
+    f->rawlen = 0;
+    f->r = fileReadRecord(fs, &f->rec, f->raw, &f->rawlen);
+    if (f->r == -1) return -1;
+    struct stat sb;
+    f->exists = 1;
+    if (stat(fs->path, &sb) == -1) {
+        if (errno != ENOENT) {
+            fileSetErr(fs, "cannot stat %s: %s", fs->path, strerror(errno));
+            return -1;
+        }
+        f->exists = 0;
+    }
+    const char *current = NULL;
+    if (f->exists && f->r == 1) {
+        fileIdentity cur;
+        identityFromStat(&cur, &sb);
+        if (identityEqual(&cur, &f->rec.id)) current = f->rec.token;
+    }
+    if (fileVersionMatches(fs, f->exists, current, retry_ok)) return 0;
+    fs->status = STORE_CONFLICT;
+    if (!fs->has_expect)
+        fileSetErr(fs, "%s already exists", fs->path);
+    else if (!fs->expect_ok)
+        fileSetErr(fs, "the version expected for %s is not one this store hands out", fs->path);
+    else if (!f->exists)
+        fileSetErr(fs, "%s no longer exists", fs->path);
+    else if (!current)
+        fileSetErr(fs, "%s was replaced by something that is not this store", fs->path);
+    else
+        fileSetErr(fs, "%s was written by another process (version %.8s..., expected %.8s...)", fs->path, current,
+                   fs->expect);
+    return -1;
+}
+
+/* The other half of the version check: the log has exactly the bytes the
+ * expected version names -- more means someone appended after it (another
+ * store, with the same root), fewer that the log was cut behind our back.
+ * Returns 0 if so, else -1 with STORE_CONFLICT and fs->err set. */
+static int fileCheckLog(fileStore *fs, unsigned long long size) {
+    if (size == fs->expect_log) return 0;
+    fs->status = STORE_CONFLICT;
+    fileSetErr(fs, "%s has %llu bytes, the expected version names %llu (another process appended to it, or it "
+               "was changed behind this store's back)", fs->log_path, size, fs->expect_log);
+    return -1;
 }
 
 static void fileDoWrite(fileStore *fs) {
@@ -1039,40 +1293,12 @@ static void fileDoWrite(fileStore *fs) {
     }
     fs->status = STORE_ERROR;
 
-    /* 1. The version check. */
-    fileRecord rec;
-    char oldraw[FILE_RECORD_MAX];
-    size_t oldrawlen = 0;
-    int r = fileReadRecord(fs, &rec, oldraw, &oldrawlen);
-    if (r == -1) goto unlock;
-    struct stat sb;
-    int exists = 1;
-    if (stat(fs->path, &sb) == -1) {
-        if (errno != ENOENT) {
-            fileSetErr(fs, "cannot stat %s: %s", fs->path, strerror(errno));
-            goto unlock;
-        }
-        exists = 0;
-    }
-    const char *current = NULL;
-    if (exists && r == 1) {
-        fileIdentity cur;
-        identityFromStat(&cur, &sb);
-        if (identityEqual(&cur, &rec.id)) current = rec.token;
-    }
-    if (!fileVersionMatches(fs, exists, current)) {
-        fs->status = STORE_CONFLICT;
-        if (!fs->has_expect)
-            fileSetErr(fs, "%s already exists", fs->path);
-        else if (!exists)
-            fileSetErr(fs, "%s no longer exists", fs->path);
-        else if (!current)
-            fileSetErr(fs, "%s was replaced by something that is not this store", fs->path);
-        else
-            fileSetErr(fs, "%s was written by another process (version %.8s..., expected %.8s...)", fs->path,
-                       current, fs->expect);
-        goto unlock;
-    }
+    /* 1. The version check: the root, then the log after it (a create
+     * names no log: whatever one there is, the new root replaces). */
+    fileFound f;
+    if (fileCheckRoot(fs, 1, &f) == -1) goto unlock;
+    unsigned long long log_size;
+    if (fs->has_expect && (fileLogSize(fs, &log_size) == -1 || fileCheckLog(fs, log_size) == -1)) goto unlock;
 
     /* 2. The new version, durable under its temporary name. */
     struct stat tsb;
@@ -1105,10 +1331,10 @@ static void fileDoWrite(fileStore *fs) {
     /* A record that says dirty must be durable before any write skips the
      * directory fsync (see "One flush per commit"): the first write after
      * a clean one makes it so. */
-    int was_dirty = r == 1 && rec.dirty;
+    int was_dirty = f.r == 1 && f.rec.dirty;
     if (fileWriteRecord(fs, &nrec) == -1 || (!was_dirty && fsync(fs->lockfd) == -1)) {
         if (!fs->err[0]) fileSetErr(fs, "cannot write %s: %s", fs->lock_path, strerror(errno));
-        if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
+        if (f.rawlen) fileWriteRaw(fs, f.raw, f.rawlen);
         unlink(fs->tmp_path);
         goto unlock;
     }
@@ -1117,12 +1343,12 @@ static void fileDoWrite(fileStore *fs) {
      * cannot, it is kept open until the write has been reported: the last
      * close frees its blocks, work that need not delay the
      * acknowledgement. */
-    int kept = exists && renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0;
+    int kept = f.exists && renameat2(fs->dirfd, fs->tmp_name, fs->dirfd, fs->name, RENAME_EXCHANGE) == 0;
     if (!kept) {
-        if (exists) fs->replaced_fd = open(fs->path, O_RDONLY | O_CLOEXEC);
+        if (f.exists) fs->replaced_fd = open(fs->path, O_RDONLY | O_CLOEXEC);
         if (rename(fs->tmp_path, fs->path) == -1) {
             fileSetErr(fs, "cannot rename %s to %s: %s", fs->tmp_path, fs->path, strerror(errno));
-            if (oldrawlen) fileWriteRaw(fs, oldraw, oldrawlen);
+            if (f.rawlen) fileWriteRaw(fs, f.raw, f.rawlen);
             unlink(fs->tmp_path);
             goto unlock;
         }
@@ -1143,10 +1369,83 @@ static void fileDoWrite(fileStore *fs) {
         memcpy(fs->unconfirmed_new, nrec.token, sizeof(fs->unconfirmed_new));
         goto unlock;
     }
-    memcpy(fs->version, nrec.token, sizeof(fs->version));
-    fs->status = STORE_OK;
     /* Only now is the spare's version superseded for good. */
     fs->spare_ok = kept;
+
+    /* 6. The log emptied: the root is durable and holds all of it (see
+     * fileLogEmpty for why without a fsync). Should that fail, the
+     * version names what is left: records the root holds already. */
+    unsigned long long left;
+    if (fileLogEmpty(fs, &left) == -1) goto unlock;
+    fileSetVersion(fs, nrec.token, left);
+    fs->status = STORE_OK;
+
+unlock:
+    fileUnlock(fs);
+}
+
+/* Writes len bytes at off, resuming after short writes. */
+static int pwriteAll(int fd, const char *p, size_t len, off_t off) {
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, off);
+        if (n == -1) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (n == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        off += n;
+    }
+    return 0;
+}
+
+/* One record after the log, as a CAS (see "The commit log"): the root as
+ * a write checks it, then the log's size; the record at exactly the
+ * offset the expected version names, durable before the OK. */
+static void fileDoAppend(fileStore *fs) {
+    fs->version[0] = '\0';
+    if (fileLock(fs) == -1) {
+        fs->status = STORE_ERROR;
+        return;
+    }
+    fs->status = STORE_ERROR;
+    fileFound f;
+    if (fileCheckRoot(fs, 0, &f) == -1 || fileLogOpen(fs, 1) == -1) goto unlock;
+    struct stat sb;
+    if (fstat(fs->logfd, &sb) == -1) {
+        fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
+        goto unlock;
+    }
+    /* Longer: someone appended after the expected version; its bytes are
+     * theirs, never cut. */
+    if (fileCheckLog(fs, (unsigned long long)sb.st_size) == -1) goto unlock;
+    /* A record relies on the log's name: it must be on disk before the
+     * first record through this descriptor is acknowledged. */
+    if (!fs->log_named) {
+        if (fsync(fs->dirfd) == -1) {
+            fileSetErr(fs, "cannot fsync %s (making %s durable): %s", fs->dir_path, fs->log_path, strerror(errno));
+            goto unlock;
+        }
+        fs->log_named = 1;
+    }
+    off_t at = (off_t)fs->expect_log;
+    size_t len = sdslen(fs->record);
+    if (pwriteAll(fs->logfd, fs->record, len, at) == -1 || fdatasync(fs->logfd) == -1) {
+        int saved = errno;
+        /* Never acknowledged: cut back to the version the caller holds
+         * (best effort -- if that fails too, its next CAS is a conflict
+         * and the reload finds the record, or a torn one, at the end). */
+        int cut = ftruncate(fs->logfd, at);
+        fileSetErr(fs, "cannot append to %s: %s%s", fs->log_path, strerror(saved),
+                   cut == -1 ? " (and cannot cut it back)" : "");
+        goto unlock;
+    }
+    fileSetVersion(fs, f.rec.token, fs->expect_log + len);
+    fs->status = STORE_OK;
 
 unlock:
     fileUnlock(fs);
@@ -1172,6 +1471,7 @@ static void *fileWorkerMain(void *arg) {
         fs->err[0] = '\0';
         if (kind == FILE_JOB_LOAD) fileDoLoad(fs);
         else if (kind == FILE_JOB_PROBE) fileDoProbe(fs);
+        else if (kind == FILE_JOB_APPEND) fileDoAppend(fs);
         else fileDoWrite(fs);
         fs->op_us = monoUs() - start;
 
@@ -1222,14 +1522,26 @@ static void fileJobFinished(evutil_socket_t fd, short what, void *arg) {
         sdsfree(fs->last_error);
         fs->last_error = sdsnew(fs->err);
     }
+    if (status == STORE_OK && fs->version[0]) fs->log_bytes = fs->log_size;
     if (kind == FILE_JOB_PROBE) {
         storeLoadCallback *cb = fs->load_cb;
         fs->load_cb = NULL;
         cb(fs->priv, status, NULL, 0, status == STORE_OK ? fs->version : NULL, err);
+    } else if (kind == FILE_JOB_APPEND) {
+        if (status == STORE_OK) fs->log_appends++;
+        else if (status == STORE_CONFLICT) fs->conflicts++;
+        else fs->write_errors++;
+        sdsfree(fs->record);
+        fs->record = NULL;
+        storeWriteCallback *cb = fs->write_cb;
+        fs->write_cb = NULL;
+        cb(fs->priv, status, status == STORE_OK ? fs->version : NULL, err);
     } else if (kind == FILE_JOB_LOAD) {
         fs->loads++;
         if (fs->note[0]) serverLog(LL_WARNING, "File store: %s", fs->note);
         if (fs->minted) fs->tokens_minted++;
+        fs->log_kept = fs->log_read; /* NULL unless the load read some */
+        fs->log_read = NULL;
         char *buf = fs->buf;
         size_t len = fs->buflen;
         fs->buf = NULL;
@@ -1703,13 +2015,18 @@ static void fileFree(fileStore *fs) {
     if (fs->notify[0] != -1) close(fs->notify[0]);
     if (fs->notify[1] != -1) close(fs->notify[1]);
     if (fs->lockfd != -1) close(fs->lockfd);
+    if (fs->logfd != -1) close(fs->logfd);
     if (fs->dirfd != -1) close(fs->dirfd);
     if (fs->replaced_fd != -1) close(fs->replaced_fd);
     storeDocFree(fs->owned_doc);
     zfree(fs->buf);
+    sdsfree(fs->record);
+    sdsfree(fs->log_read);
+    sdsfree(fs->log_kept);
     sdsfree(fs->path);
     sdsfree(fs->tmp_path);
     sdsfree(fs->lock_path);
+    sdsfree(fs->log_path);
     sdsfree(fs->dir_path);
     sdsfree(fs->last_error);
     zfree(fs);
@@ -1763,9 +2080,10 @@ static int fileOpen(store *st, const char *url, struct event_base *base, sds *er
     fs->name = strrchr(fs->path, '/') + 1;
     fs->tmp_name = strrchr(fs->tmp_path, '/') + 1;
     fs->lock_path = sdscatprintf(sdsempty(), "%s.lock", path);
+    fs->log_path = sdscatprintf(sdsempty(), "%s.log", path);
     const char *slash = strrchr(path, '/');
     fs->dir_path = sdsnewlen(path, slash == path ? 1 : (size_t)(slash - path));
-    fs->dirfd = fs->lockfd = fs->replaced_fd = -1;
+    fs->dirfd = fs->lockfd = fs->replaced_fd = fs->logfd = -1;
     fs->seg_path = sdscatprintf(sdsempty(), "%s.segments", path);
     pthread_mutex_init(&fs->seg_mu, NULL);
     pthread_mutex_init(&fs->free_mu, NULL);
@@ -1832,8 +2150,15 @@ fail:
     return -1;
 }
 
+/* A new load's log replaces the bytes an earlier one left untaken. */
+static void fileDropLog(fileStore *fs) {
+    sdsfree(fs->log_kept);
+    fs->log_kept = NULL;
+}
+
 static void fileLoad(store *st, storeLoadCallback *cb, void *priv) {
     fileStore *fs = st->state;
+    fileDropLog(fs);
     fs->load_cb = cb;
     fs->priv = priv;
     fs->reserve_ms = 0;
@@ -1845,10 +2170,19 @@ static void fileLoad(store *st, storeLoadCallback *cb, void *priv) {
  * in between. */
 static void fileLoadReserve(store *st, long long hold_ms, storeLoadCallback *cb, void *priv) {
     fileStore *fs = st->state;
+    fileDropLog(fs);
     fs->load_cb = cb;
     fs->priv = priv;
     fs->reserve_ms = hold_ms > 0 ? hold_ms : 1;
     fileStartJob(fs, FILE_JOB_LOAD);
+}
+
+/* The job's expected version (NULL: none, which matches only where a
+ * create may write). */
+static void fileSetExpect(fileStore *fs, const char *expect_version) {
+    fs->expect[0] = '\0';
+    fs->expect_log = 0;
+    fs->expect_ok = expect_version && fileParseVersion(expect_version, fs->expect, &fs->expect_log);
 }
 
 static void fileWriteDoc(store *st, const storeDoc *doc, const char *expect_version, storeWriteCallback *cb,
@@ -1856,8 +2190,7 @@ static void fileWriteDoc(store *st, const storeDoc *doc, const char *expect_vers
     fileStore *fs = st->state;
     fs->doc = doc;
     fs->has_expect = expect_version != NULL;
-    fs->expect[0] = '\0';
-    if (expect_version) snprintf(fs->expect, sizeof(fs->expect), "%s", expect_version);
+    fileSetExpect(fs, expect_version);
     fs->write_cb = cb;
     fs->priv = priv;
     fileStartJob(fs, FILE_JOB_WRITE);
@@ -1867,6 +2200,25 @@ static void fileWrite(store *st, sds data, const char *expect_version, storeWrit
     fileStore *fs = st->state;
     fs->owned_doc = storeDocFromSds(data);
     fileWriteDoc(st, fs->owned_doc, expect_version, cb, priv);
+}
+
+static void fileLogAppend(store *st, sds record, const char *expect_version, storeWriteCallback *cb, void *priv) {
+    fileStore *fs = st->state;
+    fs->record = record;
+    /* An append always names the version it follows: without one it
+     * matches nothing. */
+    fs->has_expect = 1;
+    fileSetExpect(fs, expect_version);
+    fs->write_cb = cb;
+    fs->priv = priv;
+    fileStartJob(fs, FILE_JOB_APPEND);
+}
+
+static sds fileLogTake(store *st) {
+    fileStore *fs = st->state;
+    sds log = fs->log_kept;
+    fs->log_kept = NULL;
+    return log;
 }
 
 static void fileProbe(store *st, storeLoadCallback *cb, void *priv) {
@@ -1899,11 +2251,13 @@ static sds fileInfo(store *st, sds s) {
                         "store_file_segment_errors:%lld\r\n"
                         "store_file_segment_bytes_written:%lld\r\n"
                         "store_file_segment_files_kept:%lld\r\n"
-                        "store_file_segment_files_reused:%lld\r\n",
+                        "store_file_segment_files_reused:%lld\r\n"
+                        "store_file_log_bytes:%llu\r\n"
+                        "store_file_log_appends:%lld\r\n",
                         fs->path, fs->lock_path, fs->writes, fs->write_errors, fs->conflicts, fs->loads,
                         fs->tokens_minted, fs->bytes_written, fs->writes_recycled, fs->writes_one_flush, (double)fs->last_write_us / 1000.0,
                         fs->last_error, fs->seg_path, fs->seg_puts, fs->seg_gets, fs->seg_dels, fs->seg_errors,
-                        fs->seg_bytes_written, fs->seg_kept, fs->seg_reused);
+                        fs->seg_bytes_written, fs->seg_kept, fs->seg_reused, fs->log_bytes, fs->log_appends);
 }
 
 static void fileClose(store *st) {
@@ -1927,4 +2281,6 @@ const storeType fileStoreType = {
     .seg_get = fileSegGet,
     .seg_del = fileSegDel,
     .seg_list = fileSegList,
+    .log_append = fileLogAppend,
+    .log_take = fileLogTake,
 };
