@@ -202,6 +202,8 @@ typedef struct commitState {
     long long log_records;       /* records since the root */
     long long log_bytes;         /* their bytes */
     long long root_ms;           /* when the last root landed */
+    int root_stale;              /* changes only a root shows (segments
+                                  * sealed) were made since it */
     sds root_head;               /* the text the last root read or written
                                   * begins with (documentLost) */
     sds load_log;                /* the log read with the root, while its
@@ -803,6 +805,7 @@ static void logCommitLanded(commitState *cs) {
     cs->root_bytes_sum += cs->flight_bytes;
     cs->log_records = cs->log_bytes = 0;
     cs->log_need_root = 0;
+    cs->root_stale = 0;
     cs->root_ms = mstime();
     sdsfree(cs->root_head);
     cs->root_head = persistCatHeader(sdsempty(), &cs->flight_hdr);
@@ -984,12 +987,29 @@ static int commitWantsRoot(commitState *cs) {
     return mstime() - cs->root_ms >= server.cfg.commit_log_checkpoint_ms;
 }
 
+/* Nothing for a record to say: the changes were sealing's (entries and
+ * keys moved into segments), which only a root names -- the next one
+ * will. Durable as they are. */
+static void commitNothingToLog(commitState *cs) {
+    persistHeaderClear(&cs->flight_hdr);
+    cs->log_ok_gen = cs->log_gen;
+    cs->log_base = cs->flight_seq;
+    cs->root_stale = 1;
+    if (cs->flight_seq > server.durable_seq) server.durable_seq = cs->flight_seq;
+    releaseHeldReplies();
+}
+
 /* The commit as a log record: the changes since the last commit landed.
- * 0 if one of them needs the root. */
+ * 0 if one of them needs the root; 2 if there is nothing to write. */
 static int commitStartLog(commitState *cs) {
     persistLogTakeDeleted();
     sds rec = persistEncodeLogRecord(&cs->flight_hdr, cs->log_base, cs->log_gen, cs->log_ok_gen, cs->cache);
     if (!rec) return 0;
+    if (persistLogRecordEmpty(rec)) {
+        sdsfree(rec);
+        commitNothingToLog(cs);
+        return 2;
+    }
     segmentsLogCommitStarted();
     cs->flight_is_log = 1;
     cs->flight_log = rec;
@@ -1012,7 +1032,9 @@ static void commitStart(commitState *cs) {
     cs->flight_base = server.durable_seq;
     cs->log_gen++;
     cs->flight_is_log = 0;
-    if (!commitWantsRoot(cs) && commitStartLog(cs)) {
+    int logged = commitWantsRoot(cs) ? 0 : commitStartLog(cs);
+    if (logged == 2) return;
+    if (logged) {
         cs->last_encode_us = ustime() - cs->flight_start_us;
         cs->in_flight = 1;
         if (server.cfg.commit_debug_delay_ms > 0) {
@@ -1159,11 +1181,27 @@ int commitStateUnconfirmed(long long at_ms) {
     return at_ms - cs->confirmed_ms > server.cfg.broker_timeout_ms;
 }
 
+/* An idle broker with records since its root writes the root: a restart
+ * then replays nothing, and the segments sealed since get named (so that
+ * what they replaced can be collected). */
+#define COMMIT_LOG_IDLE_MS 1000
+
+static void commitCheckpointIfIdle(commitState *cs) {
+    if (!cs->log_on || !cs->is_broker || (cs->log_records == 0 && !cs->root_stale) || cs->in_flight ||
+        cs->reloading ||
+        cs->backing_off || cs->probing || cs->starting || cs->reload_scheduled)
+        return;
+    if (server.change_seq > server.durable_seq || mstime() - cs->last_commit_ms < COMMIT_LOG_IDLE_MS) return;
+    cs->log_need_root = 1;
+    commitStart(cs);
+}
+
 void commitCron(void) {
     commitState *cs = server.commit;
     if (!cs || cs->starting) return;
     noteChangeAge(cs);
     expireHeldReplies(cs);
+    commitCheckpointIfIdle(cs);
     commitProbeMaybe(cs);
     segmentsCron(cs->is_broker && !cs->reloading && !server.loading && !cs->takeover_pending);
 }
@@ -1395,7 +1433,7 @@ int commitFlushAndClose(void) {
             continue;
         }
         /* A root of everything, so the next start replays nothing. */
-        if (cs->is_broker && cs->log_on && cs->log_records > 0 && cs->last_outcome == COMMIT_OK) {
+        if (cs->is_broker && cs->log_on && (cs->log_records > 0 || cs->root_stale) && cs->last_outcome == COMMIT_OK) {
             cs->log_need_root = 1;
             commitStart(cs);
             continue;

@@ -1216,12 +1216,19 @@ void persistInstall(persistState *ps) {
         dbAdd(db, k->key, o);
         if (k->has_ttl) setExpire(db, k->key, k->when);
         if (k->seg >= 0) keysegKeyLoaded(db, k->key, o, ids[k->seg]);
-        /* A key the log changed or removed is no longer its segment's:
-         * as if a command had done it. */
-        if (k->seg >= 0 && (k->replayed || k->deleted)) keysegKeyChanged(db, k->key, o);
-        if (k->deleted) dbDelete(db, k->key);
     }
     zfree(ids);
+    /* A key the commit log changed or removed is no longer its key
+     * segment's: as if a command had done it -- once every key is in place,
+     * since a segment left without keys goes. */
+    for (size_t i = 0; i < ps->count; i++) {
+        persistKey *k = &ps->keys[i];
+        if (k->seg < 0 || !(k->replayed || k->deleted)) continue;
+        redisDb *db = &server.db[k->dbid];
+        robj *o = dictFetchValue(db->keys, k->key);
+        keysegKeyChanged(db, k->key, o);
+        if (k->deleted) dbDelete(db, k->key);
+    }
     /* The chunks aligned to their parts stay sealed; the other parts --
      * of values written whole since (in a key segment, below
      * PERSIST_CACHE_MAX_VALUE), of hashes and sets (their chunks follow a
@@ -1398,6 +1405,8 @@ sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t g
     uint32_t crc = (uint32_t)crc32_z(0L, (const unsigned char *)out, sdslen(out));
     return sdscatprintf(out, LOG_CRC_FIELD "%08x\"}\n", crc);
 }
+
+int persistLogRecordEmpty(const sds rec) { return strstr(rec, ",\"changes\":[]") != NULL; }
 
 /* ------------------------------------------------------------------------
  * Replaying the log

@@ -145,6 +145,8 @@ void persistStateFree(persistState *ps);
  * cannot be written as a record: the commit must be a checkpoint. */
 sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
                            persistCache *pc);
+/* Whether a record says nothing (its changes are empty). */
+int persistLogRecordEmpty(const sds rec);
 /* The names removed since the last commit started become the commit's to
  * write (db->log_deleted into db->log_deleted_flight). */
 void persistLogTakeDeleted(void);

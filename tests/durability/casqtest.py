@@ -263,9 +263,59 @@ def merge_segments(doc, read_segment):
     return doc
 
 
-def load_document(path, merge=True):
+def replay_log(doc, log_path):
+    """Applies the commit log's records after the root's commit_seq to doc
+    (docs/state-format.md "The commit log"), as a load does: a record that
+    does not parse ends the log (the torn last one). Keys in key segments
+    must have been merged in first for a "set" to replace them."""
+    try:
+        with open(log_path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return doc
+    seq = doc.get("commit_seq", 0)
+    dbs = {d["id"]: d for d in doc["databases"]}
+
+    def same(k, name):
+        return json.dumps(k["key"], sort_keys=True) == json.dumps(name, sort_keys=True)
+
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            break
+        if rec["seq"] <= seq:
+            continue
+        seq = rec["seq"]
+        for c in rec["changes"]:
+            d = dbs.get(c["db"])
+            if d is None:
+                d = dbs[c["db"]] = {"id": c["db"], "keys": []}
+                doc["databases"].append(d)
+            if "del" in c:
+                d["keys"] = [k for k in d["keys"] if not same(k, c["del"])]
+            elif "set" in c:
+                d["keys"] = [k for k in d["keys"] if not same(k, c["set"]["key"])] + [c["set"]]
+            else:
+                delta = c["stream_delta"]
+                s = next(k for k in d["keys"] if same(k, c["key"]))["stream"]
+                s["entries"] = list(s["entries"]) + delta["entries"]
+                for f in ("length", "last_id", "first_id", "max_deleted_id", "entries_added", "groups"):
+                    s[f] = delta[f]
+                if "idmp" in delta:
+                    s["idmp"] = delta["idmp"]
+                else:
+                    s.pop("idmp", None)
+    doc["commit_seq"] = seq
+    return doc
+
+
+def load_document(path, merge=True, log=True):
     """The document at path; with merge, its segments' entries are put back
-    inline (read from <path>.segments/)."""
+    inline (read from <path>.segments/); with log, the records of its
+    commit log (<path>.log) after it are replayed onto it."""
     with open(path, "rb") as f:
         doc = json.loads(f.read())
     if merge:
@@ -275,6 +325,8 @@ def load_document(path, merge=True):
                 return f.read()
 
         merge_segments(doc, read)
+    if log:
+        replay_log(doc, path + ".log")
     return doc
 
 
