@@ -1163,6 +1163,7 @@ int streamDeleteItem(stream *s, const streamID *id) {
     if (!streamFindEntry(s, id, &n, &roff, &rend, &joff, &jlen)) return 0;
     streamNodeRemoveEntries(s, n, roff, rend, joff, jlen, 1);
     s->length--;
+    s->holes++;
     if (n->count == 0) streamRemoveNode(s, n);
     return 1;
 }

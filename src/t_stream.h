@@ -150,6 +150,7 @@ typedef struct streamLogMark {
     uint64_t length;        /* its length then */
     uint64_t added;         /* its entries_added then */
     streamID max_deleted;   /* its max_deleted_entry_id then */
+    uint64_t holes;         /* its holes then */
 } streamLogMark;
 
 typedef struct stream {
@@ -181,6 +182,9 @@ typedef struct stream {
                                     * the document in creation order */
     streamIdmp *idmp;              /* XADD IDMP's window and XCFGSET's
                                     * settings; NULL until first used */
+    uint64_t holes;                /* entries removed other than from the
+                                    * head (XDEL, ACKED trims): a commit log
+                                    * delta says head trims only */
     streamLogMark log_mark;        /* what the persisted state holds of it */
     streamLogMark log_flight;      /* ... once the commit in flight lands */
 } stream;
