@@ -1286,17 +1286,15 @@ unsigned long long persistUnsealAll(void) {
 #define LOG_CRC_FIELD_LEN 10
 #define LOG_CRC_TAIL_LEN (LOG_CRC_FIELD_LEN + 8 + 2) /* ,"crc32":"xxxxxxxx"} */
 
-/* A key record, from the encode cache when it holds it as of now (and put
- * there otherwise: the next checkpoint takes it from there). */
-static sds catKeyCached(sds out, redisDb *db, sds key, robj *o, persistCache *pc) {
+/* A key record, from the encode cache when it holds it as of now. Not put
+ * there: between checkpoints the cache would keep the records of every
+ * object replaced since (SET makes a new one each time), which only a
+ * root's encode sweeps. */
+static sds catKeyCached(sds out, redisDb *db, sds key, robj *o, const persistCache *pc) {
     long long when = getExpire(db, key);
-    persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
+    const persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
     if (e) return sdscatlen(out, e->json, sdslen(e->json));
-    size_t start = sdslen(out);
-    out = catKeyRecord(out, key, objectTypeGet(o->type), o, when);
-    size_t len = sdslen(out) - start;
-    if (pc && o->mod_seq && len <= PERSIST_CACHE_MAX_VALUE) cacheStore(pc, o, key, when, out + start, len);
-    return out;
+    return catKeyRecord(out, key, objectTypeGet(o->type), o, when);
 }
 
 static sds catChangeHead(sds out, int *first, int dbid, const char *what) {
@@ -1346,6 +1344,10 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
     dictEntry *de;
     dictInitIterator(&it, db->log_deleted_flight);
     while ((de = dictNext(&it))) {
+        /* Removed and made again (SET replaces the object): its record
+         * below says it all. */
+        robj *now = dictFetchValue(db->keys, de->key);
+        if (now && now->mod_seq > base_seq) continue;
         *out = catChangeHead(*out, first, db->id, ",\"del\":");
         *out = jsonCatBytes(*out, de->key, sdslen(de->key));
         *out = sdscatlen(*out, "}", 1);
