@@ -1524,13 +1524,18 @@ sds commitInfoString(sds s) {
                      "commit_log_commits:%lld\r\n"
                      "commit_log_bytes_mean:%llu\r\n"
                      "commit_checkpoints:%lld\r\n"
+                     "commit_checkpoints_for_barrier:%lld\r\n"
+                     "commit_checkpoints_for_stream:%lld\r\n"
+                     "commit_checkpoints_for_big_value:%lld\r\n"
                      "commit_log_records_since_root:%lld\r\n"
                      "commit_log_bytes_since_root:%lld\r\n"
                      "commit_log_replayed:%zu\r\n"
                      "commit_log_torn_bytes:%zu\r\n",
                      cs->log_on ? "on" : "off", cs->log_commits,
                      cs->log_commits ? (unsigned long long)(cs->log_bytes_sum / (uint64_t)cs->log_commits) : 0ULL,
-                     cs->checkpoints, cs->log_records, cs->log_bytes, cs->replay.applied, cs->replay.torn_bytes);
+                     cs->checkpoints, persistLogRefusals(PERSIST_LOG_REFUSED_BARRIER),
+                     persistLogRefusals(PERSIST_LOG_REFUSED_STREAM), persistLogRefusals(PERSIST_LOG_REFUSED_BIG),
+                     cs->log_records, cs->log_bytes, cs->replay.applied, cs->replay.torn_bytes);
     s = segmentsInfo(s);
     s = keysegInfo(s);
     s = chunksegInfo(s);

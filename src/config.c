@@ -289,6 +289,8 @@ static const configDirective configTable[] = {
      .offset = FIELD(commit_log_checkpoint_records), .min = 1, .max = 1000000, .default_value = "1000"},
     {.name = "commit-log-checkpoint-bytes", .type = CONFIG_MEMORY, .offset = FIELD(commit_log_checkpoint_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "16mb"},
+    {.name = "commit-log-max-value", .type = CONFIG_MEMORY, .offset = FIELD(commit_log_max_value_bytes),
+     .min = 0, .max = LLONG_MAX, .default_value = "1mb"},
     {.name = "commit-log-checkpoint-ms", .type = CONFIG_LONGLONG, .offset = FIELD(commit_log_checkpoint_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "10000"},
     {.name = "enable-debug-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,

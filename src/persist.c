@@ -1297,6 +1297,11 @@ static sds catKeyCached(sds out, redisDb *db, sds key, robj *o, const persistCac
     return catKeyRecord(out, key, objectTypeGet(o->type), o, when);
 }
 
+/* Why commits were checkpoints rather than records (INFO). */
+static long long log_refusals[PERSIST_LOG_REFUSALS];
+
+long long persistLogRefusals(persistLogRefusal why) { return log_refusals[why]; }
+
 static sds catChangeHead(sds out, int *first, int dbid, const char *what) {
     out = sdscatlen(out, *first ? "{\"db\":" : ",{\"db\":", *first ? 6 : 7);
     *first = 0;
@@ -1363,7 +1368,10 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
             *out = jsonCatBytes(*out, de->key, sdslen(de->key));
             *out = sdscatlen(*out, ",\"stream_delta\":", 16);
             streamLogKind kind = streamCatLogDelta(out, o->ptr, gen, ok_gen);
-            if (kind == STREAM_LOG_CHECKPOINT) return 0;
+            if (kind == STREAM_LOG_CHECKPOINT) {
+                log_refusals[PERSIST_LOG_REFUSED_STREAM]++;
+                return 0;
+            }
             if (kind == STREAM_LOG_DELTA) {
                 *out = sdscatlen(*out, "}", 1);
                 continue;
@@ -1372,9 +1380,12 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
             sdssetlen(*out, mark);
             (*out)[mark] = '\0';
             if (mark == 0 || (*out)[mark - 1] == '[') *first = 1;
-        } else if (ot->jsonBytes(o) > PERSIST_CACHE_MAX_VALUE) {
+        } else if (ot->jsonBytes(o) > (size_t)server.cfg.commit_log_max_value_bytes) {
             /* Big collections are written in chunks the root can name
-             * (chunkseg.h): a root's job. */
+             * (chunkseg.h): a root's job. Up to commit-log-max-value, a
+             * record holds the whole value (a copy of its chunks' JSON):
+             * less than the root it would take otherwise. */
+            log_refusals[PERSIST_LOG_REFUSED_BIG]++;
             return 0;
         }
         *out = catChangeHead(*out, first, db->id, ",\"set\":");
@@ -1386,7 +1397,10 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
 
 sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
                            persistCache *pc) {
-    if (server.log_barrier_seq > base_seq) return NULL;
+    if (server.log_barrier_seq > base_seq) {
+        log_refusals[PERSIST_LOG_REFUSED_BARRIER]++;
+        return NULL;
+    }
     sds out = sdsnewlen("{\"seq\":", 7);
     out = jsonCatU64(out, h->commit_seq);
     out = sdscatlen(out, ",\"broker\":", 10);

@@ -145,6 +145,14 @@ void persistStateFree(persistState *ps);
  * cannot be written as a record: the commit must be a checkpoint. */
 sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
                            persistCache *pc);
+/* Why a commit could not be a record (INFO commit_checkpoints_*). */
+typedef enum persistLogRefusal {
+    PERSIST_LOG_REFUSED_BARRIER, /* FLUSHDB, SWAPDB, FUNCTION ... */
+    PERSIST_LOG_REFUSED_STREAM,  /* a stream change that is no delta */
+    PERSIST_LOG_REFUSED_BIG,     /* a collection over 64 KB changed */
+    PERSIST_LOG_REFUSALS
+} persistLogRefusal;
+long long persistLogRefusals(persistLogRefusal why);
 /* Whether a record says nothing (its changes are empty). */
 int persistLogRecordEmpty(const sds rec);
 /* The names removed since the last commit started become the commit's to

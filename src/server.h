@@ -435,6 +435,8 @@ typedef struct serverConfig {
                                          * after this many log records ... */
     long long commit_log_checkpoint_bytes;   /* ... or this many log bytes */
     long long commit_log_checkpoint_ms; /* ... or this long after the last */
+    long long commit_log_max_value_bytes; /* a changed value with more JSON
+                                         * than this makes a checkpoint */
     long long commit_debug_delay_ms;    /* debug only: delay each commit
                                          * (needs enable_debug_command) */
     int enable_debug_command;           /* ENABLE_DEBUG_*: test knobs allowed */
