@@ -531,9 +531,12 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         persistHeader h;
         persistState *ps = persistDecode(data, len, &h, &problem);
         const char *how;
+        int our_root = 0;
         if (ps) {
+            sds head = persistCatHeader(sdsempty(), &h);
+            our_root = cs->root_head && !strcmp(head, cs->root_head);
             sdsfree(cs->root_head);
-            cs->root_head = persistCatHeader(sdsempty(), &h);
+            cs->root_head = head;
         }
         if (ps && cs->load_log &&
             persistReplayLog(ps, &h, cs->load_log, sdslen(cs->load_log), &cs->replay, &problem) != C_OK) {
@@ -546,7 +549,14 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         } else if (ps && !cs->load_log) {
             memset(&cs->replay, 0, sizeof(cs->replay));
         }
-        if (ps) {
+        if (ps && our_root && hadDocument(cs) && isOurBroker(cs, &cs->doc) && h.commit_seq < cs->doc.commit_seq) {
+            /* The root this broker wrote last, but short of the records
+             * it appended since (rm or truncate of the log): what they held
+             * is in memory only. */
+            persistStateFree(ps);
+            persistHeaderClear(&h);
+            problem = keepStateOfLostDocument(cs, version, "lost its commit log");
+        } else if (ps) {
             adoptDocument(cs, ps, &h, version, len);
             persistHeaderClear(&h);
         } else if ((how = documentLost(cs, data, len))) {

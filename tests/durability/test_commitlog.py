@@ -307,6 +307,42 @@ def test_format2(tmp):
     c.stop()
 
 
+def test_log_lost(tmp):
+    """rm / truncate of the log under a running broker: its root is the one
+    the broker wrote last, short of the records appended since, which only
+    the broker's memory holds: it writes its state back (as for a document
+    deleted or emptied)."""
+    c = Casq(PORT, tmp, *QUIET).start()
+    r = c.client()
+    acked = {}
+    for how in ("rm", "truncate"):
+        for i in range(20):
+            k = f"{how}:{i}"
+            r.set(k, str(i))
+            acked[k] = str(i).encode()
+        check(len(log_records(tmp)) > 0, f"lost log [{how}]: the records are in the log")
+        if how == "rm":
+            os.unlink(log_path(tmp))
+        else:
+            os.truncate(log_path(tmp), 0)
+        for i in range(20, 40):
+            k = f"{how}:{i}"
+            for _ in range(50):  # the write that finds the log gone fails (not acknowledged)
+                try:
+                    r.set(k, str(i))
+                    acked[k] = str(i).encode()
+                    break
+                except redis.ResponseError:
+                    time.sleep(0.1)
+        check("lost its commit log" in c.tail(80), f"lost log [{how}]: the broker says so and writes its state back")
+    c.kill()
+    c.start()
+    r = c.client()
+    missing = [k for k, v in acked.items() if r.get(k) != v]
+    check(not missing, "lost log: every acknowledged write is there after SIGKILL", str(missing[:5]))
+    c.stop()
+
+
 def test_no_log(tmp):
     c = Casq(PORT, tmp, "--commit-log", "no").start()
     r = c.client()
@@ -419,7 +455,8 @@ def test_kills(tmp):
 
 
 def main():
-    for t in (test_replay, test_checkpoint_changes, test_torn, test_damaged, test_export, test_format2, test_no_log,
+    for t in (test_replay, test_checkpoint_changes, test_torn, test_damaged, test_export, test_format2, test_log_lost,
+              test_no_log,
               test_kills):
         tmp = tempfile.mkdtemp(prefix="casq-commitlog-")
         try:
