@@ -290,7 +290,7 @@ static const configDirective configTable[] = {
     {.name = "commit-log-checkpoint-bytes", .type = CONFIG_MEMORY, .offset = FIELD(commit_log_checkpoint_bytes),
      .min = 1024, .max = LLONG_MAX, .default_value = "16mb"},
     {.name = "commit-log-max-value", .type = CONFIG_MEMORY, .offset = FIELD(commit_log_max_value_bytes),
-     .min = 0, .max = LLONG_MAX, .default_value = "1mb"},
+     .min = 0, .max = LLONG_MAX, .default_value = "64kb"},
     {.name = "commit-log-checkpoint-ms", .type = CONFIG_LONGLONG, .offset = FIELD(commit_log_checkpoint_ms),
      .min = 1, .max = LLONG_MAX, .default_value = "10000"},
     {.name = "enable-debug-command", .type = CONFIG_ENUM, .flags = CONFIG_IMMUTABLE,

@@ -1380,13 +1380,18 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
             sdssetlen(*out, mark);
             (*out)[mark] = '\0';
             if (mark == 0 || (*out)[mark - 1] == '[') *first = 1;
-        } else if (ot->jsonBytes(o) > (size_t)server.cfg.commit_log_max_value_bytes) {
+        } else {
+            size_t bytes = ot->jsonBytes(o);
             /* Big collections are written in chunks the root can name
-             * (chunkseg.h): a root's job. Up to commit-log-max-value, a
-             * record holds the whole value (a copy of its chunks' JSON):
-             * less than the root it would take otherwise. */
-            log_refusals[PERSIST_LOG_REFUSED_BIG]++;
-            return 0;
+             * (chunkseg.h), their quiet chunks sealed: a root's job. Up to
+             * commit-log-max-value a record holds the whole value (a copy
+             * of its chunks' JSON), and its chunks may still be sealed for
+             * the next root. */
+            if (bytes > (size_t)server.cfg.commit_log_max_value_bytes) {
+                log_refusals[PERSIST_LOG_REFUSED_BIG]++;
+                return 0;
+            }
+            if (bytes > PERSIST_CACHE_MAX_VALUE && ot->sealChunks) chunksegNoteBig(db, de->key);
         }
         *out = catChangeHead(*out, first, db->id, ",\"set\":");
         *out = catKeyCached(*out, db, de->key, o, pc);
