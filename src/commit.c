@@ -898,6 +898,11 @@ static void commitFailed(commitState *cs, const char *err) {
     setLastError(cs, err);
     persistHeaderClear(&cs->flight_hdr);
     if (!cs->flight_is_log) segmentsCommitDone(0);
+    /* After a failed append the retry writes the root: it replaces the
+     * spare in place and then empties the log, where a bigger log would
+     * need room a full disk may not have; and the log's tail is the
+     * store's best effort to cut back. */
+    if (cs->flight_is_log) cs->log_need_root = 1;
     if (cs->starting) return; /* commitInit gives up */
     cs->backoff_ms = cs->backoff_ms ? cs->backoff_ms * 2 : COMMIT_BACKOFF_MIN_MS;
     if (cs->backoff_ms > COMMIT_BACKOFF_MAX_MS) cs->backoff_ms = COMMIT_BACKOFF_MAX_MS;
