@@ -991,6 +991,19 @@ static void adviseHugePages(sds buf) {
     if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
+/* The commit is encoded: in flight from now, written at once or after
+ * commit-debug-delay. */
+static void commitLaunch(commitState *cs) {
+    cs->last_encode_us = ustime() - cs->flight_start_us;
+    cs->in_flight = 1;
+    if (server.cfg.commit_debug_delay_ms > 0) {
+        cs->delay_pending = 1;
+        addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
+        return;
+    }
+    commitWrite(cs);
+}
+
 /* Whether the next commit must write the root (a checkpoint) rather than
  * a log record: no log, a take-over (the root carries the broker record,
  * and its CAS fences the old broker), the first commit after a load, and
@@ -1050,14 +1063,7 @@ static void commitStart(commitState *cs) {
     int logged = commitWantsRoot(cs) ? 0 : commitStartLog(cs);
     if (logged == 2) return;
     if (logged) {
-        cs->last_encode_us = ustime() - cs->flight_start_us;
-        cs->in_flight = 1;
-        if (server.cfg.commit_debug_delay_ms > 0) {
-            cs->delay_pending = 1;
-            addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
-            return;
-        }
-        commitWrite(cs);
+        commitLaunch(cs);
         return;
     }
     /* A checkpoint holds every change: the names removed so far are its
@@ -1075,16 +1081,9 @@ static void commitStart(commitState *cs) {
     cs->flight_doc = doc;
     segmentsCommitStarted();
     persistEncode(doc, h, cs->cache);
-    cs->last_encode_us = ustime() - cs->flight_start_us;
     cs->own_bytes = sdslen(doc->own);
     cs->flight_bytes = doc->len;
-    cs->in_flight = 1;
-    if (server.cfg.commit_debug_delay_ms > 0) {
-        cs->delay_pending = 1;
-        addTimer(cs->delay_ev, server.cfg.commit_debug_delay_ms);
-        return;
-    }
-    commitWrite(cs);
+    commitLaunch(cs);
 }
 
 static void retryTimerFired(evutil_socket_t fd, short what, void *arg) {

@@ -2891,9 +2891,8 @@ sds streamSegmentRecord(streamSegment *g) {
  *  "entries_added":..[,"segments":[...][,"manifests":[...]]],
  *  "entries":[...],"groups":[...]}:
  * the part before the entries. */
-static sds streamCatJSONHead(sds out, const stream *cs) {
-    stream *s = (stream *)cs; /* segments cache their records */
-    out = sdscatlen(out, "{\"length\":", 10);
+sds streamCatCounters(sds out, const stream *s) {
+    out = sdscatlen(out, "\"length\":", 9);
     out = jsonCatU64(out, s->length);
     out = sdscatlen(out, ",\"last_id\":", 11);
     out = jsonCatStreamID(out, &s->last_id);
@@ -2902,7 +2901,12 @@ static sds streamCatJSONHead(sds out, const stream *cs) {
     out = sdscatlen(out, ",\"max_deleted_id\":", 18);
     out = jsonCatStreamID(out, &s->max_deleted_entry_id);
     out = sdscatlen(out, ",\"entries_added\":", 17);
-    out = jsonCatU64(out, s->entries_added);
+    return jsonCatU64(out, s->entries_added);
+}
+
+static sds streamCatJSONHead(sds out, const stream *cs) {
+    stream *s = (stream *)cs; /* segments cache their records */
+    out = streamCatCounters(sdscatlen(out, "{", 1), s);
     if (s->nsegs && !streamInlineAll) {
         /* The records the root holds: those in no manifest, and those
          * whose manifest's copy is out of date. */

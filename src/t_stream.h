@@ -646,6 +646,10 @@ void xclaimCommand(client *c);
 void xautoclaimCommand(client *c);
 void xpendingCommand(client *c);
 
+/* "length":…,"last_id":…,"first_id":…,"max_deleted_id":…,"entries_added":…
+ * as the document writes them. */
+sds streamCatCounters(sds out, const stream *s);
+
 /* ------------------------------------------------------------------------
  * A stream's changes as commit log records (t_stream_log.c)
  * --------------------------------------------------------------------- */

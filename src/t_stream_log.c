@@ -107,16 +107,7 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
     o = jsonCatU64(o, m->length);
     o = sdscatlen(o, ",\"base_entries_added\":", 22);
     o = jsonCatU64(o, m->added);
-    o = sdscatlen(o, ",\"length\":", 10);
-    o = jsonCatU64(o, s->length);
-    o = sdscatlen(o, ",\"last_id\":", 11);
-    o = jsonCatStreamID(o, &s->last_id);
-    o = sdscatlen(o, ",\"first_id\":", 12);
-    o = jsonCatStreamID(o, &s->first_id);
-    o = sdscatlen(o, ",\"max_deleted_id\":", 18);
-    o = jsonCatStreamID(o, &s->max_deleted_entry_id);
-    o = sdscatlen(o, ",\"entries_added\":", 17);
-    o = jsonCatU64(o, s->entries_added);
+    o = streamCatCounters(sdscatlen(o, ",", 1), s);
     o = sdscatlen(o, ",\"entries\":[", 12);
     uint64_t count;
     o = catEntriesAfter(o, s, &m->last_entry, &count);
