@@ -8,13 +8,16 @@
  * must be accepted in turn, with as many keys: casq never writes a
  * document it would refuse (issue 14, fault 7). Segments named by an input
  * are never found (nothing is fetched), so a root naming one is refused,
- * as a store missing it would make it.
+ * as a store missing it would make it. An input may go on after a line
+ * `#casq-log` with a commit log (docs/state-format.md "The commit log"),
+ * replayed onto the root as a load does.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  *   build/fuzz/fuzz_state -dict=tests/fuzz/state.dict build/fuzz/corpus-state tests/fuzz/corpus-state */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../unit/testhelp.h"
 #include "../../src/persist.h"
@@ -47,10 +50,23 @@ static sds encodeState(const persistHeader *h) {
     return flat;
 }
 
+#define LOG_MARK "\n#casq-log\n"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     persistHeader h;
     sds err = NULL;
-    persistState *ps = persistDecode((const char *)data, size, &h, &err);
+    const char *log = memmem(data, size, LOG_MARK, strlen(LOG_MARK));
+    size_t root_len = log ? (size_t)(log - (const char *)data) : size;
+    persistState *ps = persistDecode((const char *)data, root_len, &h, &err);
+    if (ps && log) {
+        log += strlen(LOG_MARK);
+        persistLogStats st;
+        if (persistReplayLog(ps, &h, log, size - (size_t)(log - (const char *)data), &st, &err) != C_OK) {
+            persistStateFree(ps);
+            persistHeaderClear(&h);
+            ps = NULL;
+        }
+    }
     if (!ps) {
         if (!err) {
             fprintf(stderr, "fuzz_state: a refused document without a message\n");
@@ -59,8 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sdsfree(err);
         return 0;
     }
-    unsigned long long keys = persistStateKeys(ps);
     persistInstall(ps);
+    unsigned long long keys = (unsigned long long)dbTotalServerKeyCount();
     sds again = encodeState(&h);
 
     persistHeader h2;
