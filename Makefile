@@ -136,7 +136,7 @@ test-deps:
 # The tools first (clang for the fuzzer comes from there), then the builds.
 # The fuzzer gets TEST_FUZZ_SECONDS in `make test` (CI's time budget);
 # `make fuzz` runs it for FUZZ_SECONDS.
-TEST_FUZZ_SECONDS ?= 5
+TEST_FUZZ_SECONDS ?= 3
 test: test-deps
 	@$(MAKE) --no-print-directory -j2 all unit-tests fuzz-build
 	@FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) $(RUN_TESTS) $(TEST_SUITES)

@@ -360,7 +360,7 @@ def test_no_log(tmp):
 # SIGKILL at random moments under load, checkpoints every few records
 # ------------------------------------------------------------------------
 def test_kills(tmp):
-    KILLS = int(os.environ.get("COMMITLOG_KILLS", "8"))
+    KILLS = int(os.environ.get("COMMITLOG_KILLS", "6"))
     args = ["--commit-log-checkpoint-records", "5", "--key-seal-quiet", "20"]
     c = Casq(PORT, tmp, *args).start()
     lock = threading.Lock()

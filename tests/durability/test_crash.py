@@ -5,7 +5,7 @@ was acknowledged may be lost.
 Pushers XADD entries (binary values: NUL bytes, invalid UTF-8) to two keys
 (one with a binary name); workers XREADGROUP + XACK them and now and then
 create consumer groups (binary names). A driver SIGKILLs the server at
-random moments, at least CRASH_KILLS (default 12) times, restarting it on
+random moments, at least CRASH_KILLS (default 8) times, restarting it on
 the same document each time. A client whose command fails (connection
 reset, -LOADING, ...) does not know the outcome and moves on.
 
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, document_streams, finish, load_document, pick_port, stream_entries  # noqa: E402
 
 PORT = int(os.environ.get("CRASH_PORT", "0")) or pick_port(26100)
-KILLS = int(os.environ.get("CRASH_KILLS", "12"))
+KILLS = int(os.environ.get("CRASH_KILLS", "8"))
 PUSHERS = 4
 WORKERS = 2
 KEYS = [b"jobs", b"bin\x00key\xff\xfe"]

@@ -7,7 +7,7 @@ Pushers RPUSH tokens (binary: NUL bytes, invalid UTF-8) to two lists (one
 with a binary name) and ZADD tokens to a sorted set; poppers take them with
 BLPOP, LPOP with a count, LMOVE (to a list nobody pops from) and
 BZPOPMIN / ZPOPMIN; an incrementer ZINCRBYs a counter. A driver SIGKILLs
-the server at random moments, at least CRASH_KILLS (default 12) times,
+the server at random moments, at least CRASH_KILLS (default 8) times,
 restarting it on the same document. A client whose command fails
 (connection reset, -LOADING, ...) does not know the outcome: it counts how
 many elements that command could have removed, and moves on.
@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, finish, load_document, pick_port  # noqa: E402
 
 PORT = int(os.environ.get("CRASH_PORT", "0")) or pick_port(25700, 100)
-KILLS = int(os.environ.get("CRASH_KILLS", "12"))
+KILLS = int(os.environ.get("CRASH_KILLS", "8"))
 LISTS = [b"q1", b"bin\x00q\xff"]
 MOVED = b"moved"
 ZKEY = b"zq"

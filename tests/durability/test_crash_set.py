@@ -9,7 +9,7 @@ invalid UTF-8) to a key with a binary name, and strings to a queue key.
 Poppers SPOP (one or several) from the queue; a remover SREMs tokens it
 saw acknowledged; a mover SMOVEs queue members to another key. A driver
 SIGKILLs the server at random moments, at least CRASH_SET_KILLS (default
-10) times, restarting it on the same document. A client whose command
+8) times, restarting it on the same document. A client whose command
 fails (connection reset, -LOADING ...) does not know the outcome and
 moves on: such a token may be there or not.
 
@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, doc_bytes, finish, load_document, pick_port  # noqa: E402
 
 PORT = int(os.environ.get("CRASH_SET_PORT", "0")) or pick_port(26900, span=100)
-KILLS = int(os.environ.get("CRASH_SET_KILLS", "10"))
+KILLS = int(os.environ.get("CRASH_SET_KILLS", "8"))
 INTS = b"ints"
 BIN = b"bin\x00set\xff"
 QUEUE = b"queue"

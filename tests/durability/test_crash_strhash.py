@@ -9,7 +9,7 @@ keys they set before. Hashers HSET binary fields into their hash (pushed
 past hash-max-listpack-entries, lowered to 128, so both encodings are
 crossed), HINCRBY a
 field, and HDEL fields they set before. A driver SIGKILLs the server at
-random moments, at least CRASH_KILLS (default 12) times, restarting it on
+random moments, at least CRASH_KILLS (default 8) times, restarting it on
 the same document each time. A client whose command fails (connection
 reset, -LOADING, ...) does not know the outcome and moves on (an APPEND
 with an unknown outcome moves on to a new key).
@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from casqtest import Casq, check, finish, load_document, pick_port  # noqa: E402
 
 PORT = int(os.environ.get("CRASH_STRHASH_PORT", "0")) or pick_port(24700, span=100)
-KILLS = int(os.environ.get("CRASH_KILLS", "12"))
+KILLS = int(os.environ.get("CRASH_KILLS", "8"))
 STRINGERS = 3
 HASHERS = 3
 # Low enough that every hash crosses it whatever the machine's speed.
