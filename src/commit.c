@@ -509,8 +509,9 @@ static void commitLoadDone(void *priv, storeStatus status, const char *data, siz
                            const char *err) {
     commitState *cs = priv;
     sdsfree(cs->load_log);
-    cs->load_log = status == STORE_OK && server.store->type->log_take ? server.store->type->log_take(server.store)
-                                                                      : NULL;
+    cs->load_log = (status == STORE_OK || status == STORE_NOT_FOUND) && server.store->type->log_take
+                       ? server.store->type->log_take(server.store)
+                       : NULL;
     /* "segments" (a db's key segments, a stream's) or "chunk_segments". */
     if (status == STORE_OK && memmem(data, len, "segments\"", 9)) {
         cs->seg_root = sdsnewlen(data, len);
@@ -565,6 +566,14 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
         }
     } else if (status == STORE_NOT_FOUND && hadDocument(cs)) {
         problem = keepStateOfLostDocument(cs, NULL, "has VANISHED");
+    } else if (status == STORE_NOT_FOUND && cs->load_log && !persistTextEmpty(cs->load_log, sdslen(cs->load_log))) {
+        /* Its records are changes after a root that is gone: starting
+         * empty would drop them, and the first commit the log with them. */
+        problem = sdscatprintf(sdsempty(),
+                               "it does not exist, but its commit log holds %zu bytes of records (changes made "
+                               "after a root that is missing): put the document back, or remove the log to start "
+                               "with an empty state",
+                               sdslen(cs->load_log));
     } else if (status == STORE_NOT_FOUND) {
         memset(&cs->replay, 0, sizeof(cs->replay));
         adoptMissingDocument(cs);

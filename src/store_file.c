@@ -951,6 +951,10 @@ static void fileDoLoad(fileStore *fs) {
         if (errno == ENOENT) {
             fs->status = STORE_NOT_FOUND;
             if (drop_spare) unlink(fs->tmp_path);
+            /* A log without its root is no state, but it may be somebody's
+             * acknowledged changes: the caller is told (log_take). */
+            unsigned long long log_size;
+            if (fileLogRead(fs, &log_size) == -1) fs->status = STORE_ERROR;
         } else {
             fs->status = STORE_ERROR;
             fileSetErr(fs, "cannot open %s: %s", fs->path, strerror(errno));

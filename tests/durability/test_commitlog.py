@@ -278,6 +278,16 @@ def test_damaged(tmp):
 # ------------------------------------------------------------------------
 # --export-state, format 2, commit-log no
 # ------------------------------------------------------------------------
+def test_root_missing(tmp):
+    make_logged(tmp)
+    os.unlink(os.path.join(tmp, "queue.json"))
+    log = open(log_path(tmp), "rb").read()
+    code, out = run_casq_expect_exit(PORT, tmp, *QUIET)
+    check(code not in (0, None) and "commit log holds" in out and open(log_path(tmp), "rb").read() == log
+          and not os.path.exists(os.path.join(tmp, "queue.json")),
+          "root missing: a start beside a log of records refuses, says why, writes nothing", out[-300:])
+
+
 def test_export(tmp):
     snap = make_logged(tmp)
     out = subprocess.run([SERVER, "--dir", tmp, "--export-state", "-"], stdout=subprocess.PIPE,
@@ -455,7 +465,7 @@ def test_kills(tmp):
 
 
 def main():
-    for t in (test_replay, test_checkpoint_changes, test_torn, test_damaged, test_export, test_format2, test_log_lost,
+    for t in (test_replay, test_checkpoint_changes, test_torn, test_damaged, test_root_missing, test_export, test_format2, test_log_lost,
               test_no_log,
               test_kills):
         tmp = tempfile.mkdtemp(prefix="casq-commitlog-")
