@@ -375,8 +375,8 @@ static void adoptState(commitState *cs, persistState *ps, const char *version) {
 }
 
 static void adoptDocument(commitState *cs, persistState *ps, persistHeader *h, const char *version, size_t len) {
-    unsigned long long keys = persistStateKeys(ps);
     adoptState(cs, ps, version);
+    unsigned long long keys = (unsigned long long)dbTotalServerKeyCount();
     cs->doc = *h;
     memset(h, 0, sizeof(*h));
     cs->doc_bytes = len;
