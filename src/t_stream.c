@@ -606,6 +606,7 @@ void freeStream(stream *s) {
     for (size_t i = 0; i < s->num_cgroups; i++) streamFreeCG(s->cgroups[i]);
     zfree(s->cgroups);
     streamIdmpFree(s->idmp);
+    zfree(s->log_dels);
     zfree(s);
 }
 
@@ -1163,7 +1164,7 @@ int streamDeleteItem(stream *s, const streamID *id) {
     if (!streamFindEntry(s, id, &n, &roff, &rend, &joff, &jlen)) return 0;
     streamNodeRemoveEntries(s, n, roff, rend, joff, jlen, 1);
     s->length--;
-    s->holes++;
+    streamLogNoteHole(s, id);
     if (n->count == 0) streamRemoveNode(s, n);
     return 1;
 }

@@ -183,8 +183,13 @@ typedef struct stream {
     streamIdmp *idmp;              /* XADD IDMP's window and XCFGSET's
                                     * settings; NULL until first used */
     uint64_t holes;                /* entries removed other than from the
-                                    * head (XDEL, ACKED trims): a commit log
-                                    * delta says head trims only */
+                                    * head (XDEL, XDELEX, ACKED trims) */
+    streamID *log_dels;            /* their IDs, from hole number
+                                    * log_dels_base on, while the commit log
+                                    * may still have to say them */
+    uint64_t log_dels_base;        /* holes before log_dels[0] */
+    uint32_t log_dels_n;           /* IDs in log_dels */
+    uint32_t log_dels_alloc;       /* slots allocated */
     streamLogMark log_mark;        /* what the persisted state holds of it */
     streamLogMark log_flight;      /* ... once the commit in flight lands */
 } stream;
@@ -664,6 +669,8 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
 /* The stream as of now is what commit gen writes (a checkpoint, or its
  * whole record). */
 void streamLogMarkFlight(stream *s, uint64_t gen);
+/* An entry removed other than from the head (t_stream.c). */
+void streamLogNoteHole(stream *s, const streamID *id);
 /* The persisted state holds nothing of this stream under its key. */
 void streamLogForget(stream *s);
 /* Replays a delta onto s; on error s is half changed (the caller drops

@@ -28,17 +28,55 @@
 #include "jsonutil.h"
 #include "t_stream.h"
 
+/* ------------------------------------------------------------------------
+ * Holes: the IDs the log may still have to say
+ * --------------------------------------------------------------------- */
+
+void streamLogNoteHole(stream *s, const streamID *id) {
+    s->holes++;
+    if (!server.log_tracking) {
+        s->log_dels_base = s->holes;
+        s->log_dels_n = 0;
+        return;
+    }
+    if (s->log_dels_n == s->log_dels_alloc) {
+        s->log_dels_alloc = s->log_dels_alloc ? s->log_dels_alloc * 2 : 16;
+        s->log_dels = zrealloc(s->log_dels, sizeof(streamID) * s->log_dels_alloc);
+    }
+    s->log_dels[s->log_dels_n++] = *id;
+}
+
+/* The holes up to number `upto` are persisted: their IDs go. */
+static void dropHolesBefore(stream *s, uint64_t upto) {
+    if (upto <= s->log_dels_base) return;
+    uint64_t drop = upto - s->log_dels_base;
+    if (drop >= s->log_dels_n) {
+        s->log_dels_n = 0;
+    } else {
+        memmove(s->log_dels, s->log_dels + drop, sizeof(streamID) * (s->log_dels_n - drop));
+        s->log_dels_n -= (uint32_t)drop;
+    }
+    s->log_dels_base = upto;
+    if (!s->log_dels_n && s->log_dels_alloc > 64) {
+        zfree(s->log_dels);
+        s->log_dels = NULL;
+        s->log_dels_alloc = 0;
+    }
+}
+
 /* The flight mark becomes the mark if its commit landed. */
 static void streamLogPromote(stream *s, uint64_t ok_gen) {
     if (s->log_flight.gen && s->log_flight.gen <= ok_gen) {
         s->log_mark = s->log_flight;
         memset(&s->log_flight, 0, sizeof(s->log_flight));
+        dropHolesBefore(s, s->log_mark.holes);
     }
 }
 
 void streamLogForget(stream *s) {
     memset(&s->log_mark, 0, sizeof(s->log_mark));
     memset(&s->log_flight, 0, sizeof(s->log_flight));
+    dropHolesBefore(s, s->holes);
 }
 
 void streamLogMarkFlight(stream *s, uint64_t gen) {
@@ -96,10 +134,10 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
         streamLogMarkFlight(s, gen);
         return STREAM_LOG_WHOLE;
     }
-    /* Entries appended, and the oldest trimmed (MAXLEN, MINID): what a
-     * delta says. An entry removed anywhere else is a hole. */
-    if (s->holes != m->holes || streamCompareID(&s->max_deleted_entry_id, &m->max_deleted) != 0 ||
-        s->entries_added < m->added)
+    /* Entries appended, the oldest trimmed (MAXLEN, MINID), holes (XDEL):
+     * what a delta says -- the holes only while their IDs are all known. */
+    if (s->entries_added < m->added || s->holes < m->holes || m->holes < s->log_dels_base ||
+        s->log_dels_base + s->log_dels_n != s->holes)
         return STREAM_LOG_CHECKPOINT;
     uint64_t appended = s->entries_added - m->added;
     size_t start = sdslen(*out);
@@ -111,17 +149,26 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
     o = sdscatlen(o, ",\"entries\":[", 12);
     uint64_t count;
     o = catEntriesAfter(o, s, &m->last_entry, &count);
-    /* Every new entry is there, and what is left of the old ones is a
-     * part of them; or the trim took new ones too, and only new ones are
-     * left. Anything else (XSETID moving counters) is not a delta. */
-    int ok = count == appended ? s->length >= count && s->length - count <= m->length : s->length == count;
+    /* The new entries there are at most those appended, and what is left
+     * of the old ones a part of them. Anything else (XSETID moving
+     * counters) is not a delta. */
+    int ok = count <= appended && s->length >= count && s->length - count <= m->length;
     if (!ok) {
         sdssetlen(o, start);
         o[start] = '\0';
         *out = o;
         return STREAM_LOG_CHECKPOINT;
     }
-    o = sdscatlen(o, "],\"groups\":", 11);
+    o = sdscatlen(o, "]", 1);
+    if (s->holes != m->holes) {
+        o = sdscatlen(o, ",\"deleted\":[", 12);
+        for (uint64_t h = m->holes; h < s->holes; h++) {
+            if (h != m->holes) o = sdscatlen(o, ",", 1);
+            o = jsonCatStreamID(o, &s->log_dels[h - s->log_dels_base]);
+        }
+        o = sdscatlen(o, "]", 1);
+    }
+    o = sdscatlen(o, ",\"groups\":", 10);
     o = streamCatGroupsJSON(o, s);
     o = streamIdmpCatJSON(o, s);
     *out = sdscatlen(o, "}", 1);
@@ -184,7 +231,7 @@ static void freeGroups(stream *s) {
 int streamApplyLogDelta(stream *s, const cJSON *d, sds *err) {
     static const char *const fields[] = {"base_length", "base_entries_added", "length", "last_id",
                                          "first_id", "max_deleted_id", "entries_added", "entries",
-                                         "groups", "idmp", NULL};
+                                         "deleted", "groups", "idmp", NULL};
     sds msg = NULL;
     if (!cJSON_IsObject(d)) return deltaFail(err, "expected an object");
     if (jsonCheckFields(d, fields, "stream_delta", &msg) != C_OK) {
@@ -223,6 +270,22 @@ int streamApplyLogDelta(stream *s, const cJSON *d, sds *err) {
     const cJSON *e;
     cJSON_ArrayForEach(e, entries) {
         if (appendEntry(s, e, index++, err) != C_OK) return C_ERR;
+    }
+    /* Then the holes (some may be of entries appended and removed between
+     * two commits, never listed: nothing to remove). */
+    const cJSON *deleted = cJSON_GetObjectItemCaseSensitive(d, "deleted");
+    if (deleted && !cJSON_IsArray(deleted)) return deltaFail(err, "deleted: expected an array");
+    size_t di = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, deleted) {
+        streamID id;
+        if (jsonGetStreamID(x, &id, "deleted", &msg) != C_OK) {
+            *err = sdscatprintf(sdsempty(), "deleted[%zu]: %s", di, msg);
+            sdsfree(msg);
+            return C_ERR;
+        }
+        streamDeleteItem(s, &id);
+        di++;
     }
     if (s->length != length)
         return deltaFail(err, "length is %llu but the stream has %llu entries with the ones listed",
