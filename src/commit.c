@@ -526,6 +526,7 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
                              const char *version, const char *err, sds seg_problem) {
     sds problem = seg_problem;
     cs->seg_rereads = 0;
+    memset(&cs->replay, 0, sizeof(cs->replay));
     if (problem) {
         /* nothing is installed */
     } else if (status == STORE_OK) {
@@ -547,8 +548,6 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
             sds msg = sdscatprintf(sdsempty(), "%s (nothing was loaded; the log is beside the document)", problem);
             sdsfree(problem);
             problem = msg;
-        } else if (ps && !cs->load_log) {
-            memset(&cs->replay, 0, sizeof(cs->replay));
         }
         if (ps && our_root && hadDocument(cs) && isOurBroker(cs, &cs->doc) && h.commit_seq < cs->doc.commit_seq) {
             /* The root this broker wrote last, but short of the records
@@ -575,7 +574,6 @@ static void commitLoadFinish(commitState *cs, storeStatus status, const char *da
                                "with an empty state",
                                sdslen(cs->load_log));
     } else if (status == STORE_NOT_FOUND) {
-        memset(&cs->replay, 0, sizeof(cs->replay));
         adoptMissingDocument(cs);
     } else {
         problem = sdscatprintf(sdsempty(), "cannot read it: %s", err ? err : "unknown error");
@@ -807,11 +805,17 @@ static int commitShouldWait(commitState *cs) {
     return 0;
 }
 
-/* What the log keeps track of once a commit landed. */
-static void logCommitLanded(commitState *cs) {
+/* The attempt being made holds every change up to flight_seq: the next
+ * record starts after it, and its streams' flight marks are theirs. */
+static void logAttemptHolds(commitState *cs) {
     cs->log_ok_gen = cs->log_gen;
     cs->log_base = cs->flight_seq;
     persistLogForgetDeleted(1);
+}
+
+/* What the log keeps track of once a commit landed. */
+static void logCommitLanded(commitState *cs) {
+    logAttemptHolds(cs);
     if (cs->flight_is_log) {
         cs->log_commits++;
         cs->log_records++;
@@ -1029,29 +1033,35 @@ static int commitWantsRoot(commitState *cs) {
  * will. Durable as they are. */
 static void commitNothingToLog(commitState *cs) {
     persistHeaderClear(&cs->flight_hdr);
-    cs->log_ok_gen = cs->log_gen;
-    cs->log_base = cs->flight_seq;
+    logAttemptHolds(cs);
     cs->root_stale = 1;
     if (cs->flight_seq > server.durable_seq) server.durable_seq = cs->flight_seq;
     releaseHeldReplies();
 }
 
-/* The commit as a log record: the changes since the last commit landed.
- * 0 if one of them needs the root; 2 if there is nothing to write. */
-static int commitStartLog(commitState *cs) {
+typedef enum logStart {
+    LOG_NEEDS_ROOT, /* a change only a root can say */
+    LOG_NOTHING,    /* no change to write: done */
+    LOG_STARTED,    /* the record is in flight_log */
+} logStart;
+
+/* The commit as a log record: the changes since the last commit landed. */
+static logStart commitStartLog(commitState *cs) {
     persistLogTakeDeleted();
-    sds rec = persistEncodeLogRecord(&cs->flight_hdr, cs->log_base, cs->log_gen, cs->log_ok_gen, cs->cache);
-    if (!rec) return 0;
-    if (persistLogRecordEmpty(rec)) {
+    int empty;
+    sds rec =
+        persistEncodeLogRecord(&cs->flight_hdr, cs->log_base, cs->log_gen, cs->log_ok_gen, cs->cache, &empty);
+    if (!rec) return LOG_NEEDS_ROOT;
+    if (empty) {
         sdsfree(rec);
         commitNothingToLog(cs);
-        return 2;
+        return LOG_NOTHING;
     }
     segmentsLogCommitStarted();
     cs->flight_is_log = 1;
     cs->flight_log = rec;
     cs->flight_bytes = sdslen(rec);
-    return 1;
+    return LOG_STARTED;
 }
 
 /* Encodes the state as of now and starts the CAS write. */
@@ -1069,9 +1079,9 @@ static void commitStart(commitState *cs) {
     cs->flight_base = server.durable_seq;
     cs->log_gen++;
     cs->flight_is_log = 0;
-    int logged = commitWantsRoot(cs) ? 0 : commitStartLog(cs);
-    if (logged == 2) return;
-    if (logged) {
+    logStart logged = commitWantsRoot(cs) ? LOG_NEEDS_ROOT : commitStartLog(cs);
+    if (logged == LOG_NOTHING) return;
+    if (logged == LOG_STARTED) {
         commitLaunch(cs);
         return;
     }
@@ -1209,10 +1219,13 @@ int commitStateUnconfirmed(long long at_ms) {
  * what they replaced can be collected). */
 #define COMMIT_LOG_IDLE_MS 1000
 
+/* The stored root is behind the state: records after it, or segments it
+ * does not name yet. */
+static int rootBehind(commitState *cs) { return cs->log_on && (cs->log_records > 0 || cs->root_stale); }
+
 static void commitCheckpointIfIdle(commitState *cs) {
-    if (!cs->log_on || !cs->is_broker || (cs->log_records == 0 && !cs->root_stale) || cs->in_flight ||
-        cs->reloading ||
-        cs->backing_off || cs->probing || cs->starting || cs->reload_scheduled)
+    if (!cs->is_broker || !rootBehind(cs) || cs->in_flight || cs->reloading || cs->backing_off || cs->probing ||
+        cs->starting || cs->reload_scheduled)
         return;
     if (server.change_seq > server.durable_seq || mstime() - cs->last_commit_ms < COMMIT_LOG_IDLE_MS) return;
     cs->log_need_root = 1;
@@ -1456,7 +1469,7 @@ int commitFlushAndClose(void) {
             continue;
         }
         /* A root of everything, so the next start replays nothing. */
-        if (cs->is_broker && cs->log_on && (cs->log_records > 0 || cs->root_stale) && cs->last_outcome == COMMIT_OK) {
+        if (cs->is_broker && rootBehind(cs) && cs->last_outcome == COMMIT_OK) {
             cs->log_need_root = 1;
             commitStart(cs);
             continue;
@@ -1556,8 +1569,9 @@ sds commitInfoString(sds s) {
                      "commit_log_torn_bytes:%zu\r\n",
                      cs->log_on ? "on" : "off", cs->log_commits,
                      cs->log_commits ? (unsigned long long)(cs->log_bytes_sum / (uint64_t)cs->log_commits) : 0ULL,
-                     cs->checkpoints, persistLogRefusals(PERSIST_LOG_REFUSED_BARRIER),
-                     persistLogRefusals(PERSIST_LOG_REFUSED_STREAM), persistLogRefusals(PERSIST_LOG_REFUSED_BIG),
+                     cs->checkpoints, persistLogRefusals(cs->cache, PERSIST_LOG_REFUSED_BARRIER),
+                     persistLogRefusals(cs->cache, PERSIST_LOG_REFUSED_STREAM),
+                     persistLogRefusals(cs->cache, PERSIST_LOG_REFUSED_BIG),
                      cs->log_records, cs->log_bytes, cs->replay.applied, cs->replay.torn_bytes);
     s = segmentsInfo(s);
     s = keysegInfo(s);

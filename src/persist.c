@@ -60,6 +60,8 @@ struct persistCache {
     dict *entries; /* robj* -> persistCacheEntry* */
     uint64_t gen;  /* encodes so far */
     size_t bytes;  /* JSON bytes held */
+    long long log_refusals[PERSIST_LOG_REFUSALS]; /* commits that could
+                    * not be log records, by why (INFO) */
 };
 
 static void cacheEntryFree(void *val) {
@@ -1286,21 +1288,13 @@ unsigned long long persistUnsealAll(void) {
 #define LOG_CRC_FIELD_LEN 10
 #define LOG_CRC_TAIL_LEN (LOG_CRC_FIELD_LEN + 8 + 2) /* ,"crc32":"xxxxxxxx"} */
 
-/* A key record, from the encode cache when it holds it as of now. Not put
- * there: between checkpoints the cache would keep the records of every
- * object replaced since (SET makes a new one each time), which only a
- * root's encode sweeps. */
-static sds catKeyCached(sds out, redisDb *db, sds key, robj *o, const persistCache *pc) {
-    long long when = getExpire(db, key);
-    const persistCacheEntry *e = pc && o->mod_seq ? cacheLookup(pc, o, key, when) : NULL;
-    if (e) return sdscatlen(out, e->json, sdslen(e->json));
-    return catKeyRecord(out, key, objectTypeGet(o->type), o, when);
+long long persistLogRefusals(const persistCache *pc, persistLogRefusal why) { return pc->log_refusals[why]; }
+
+/* A record says the commit cannot be one: why, for INFO. */
+static int logRefuse(persistCache *pc, persistLogRefusal why) {
+    if (pc) pc->log_refusals[why]++;
+    return 0;
 }
-
-/* Why commits were checkpoints rather than records (INFO). */
-static long long log_refusals[PERSIST_LOG_REFUSALS];
-
-long long persistLogRefusals(persistLogRefusal why) { return log_refusals[why]; }
 
 static sds catChangeHead(sds out, int *first, int dbid, const char *what) {
     out = sdscatlen(out, *first ? "{\"db\":" : ",{\"db\":", *first ? 6 : 7);
@@ -1313,6 +1307,13 @@ void persistLogTakeDeleted(void) {
     for (int j = 0; j < server.cfg.databases; j++) {
         redisDb *db = &server.db[j];
         if (!dictSize(db->log_deleted)) continue;
+        if (!dictSize(db->log_deleted_flight)) {
+            /* The usual case (the last commit landed): hand them over. */
+            dict *d = db->log_deleted_flight;
+            db->log_deleted_flight = db->log_deleted;
+            db->log_deleted = d;
+            continue;
+        }
         dictIterator it;
         dictEntry *de;
         dictInitIterator(&it, db->log_deleted);
@@ -1342,7 +1343,11 @@ void persistLogMarkStreams(uint64_t gen) {
     }
 }
 
-/* The changes of one database; 0 if one of them needs a checkpoint. */
+/* The changes of one database; 0 if one of them needs a checkpoint (the
+ * record being written is then dropped whole). Records written don't go
+ * into the encode cache: between checkpoints it would keep the records of
+ * every object replaced since (SET makes a new one each time), which only
+ * a root's encode sweeps. */
 static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
                         persistCache *pc) {
     dictIterator it;
@@ -1363,23 +1368,19 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
         if (o->mod_seq <= base_seq) continue;
         const objectType *ot = objectTypeGet(o->type);
         if (o->type == OBJ_STREAM) {
-            size_t mark = sdslen(*out);
-            *out = catChangeHead(*out, first, db->id, ",\"key\":");
-            *out = jsonCatBytes(*out, de->key, sdslen(de->key));
-            *out = sdscatlen(*out, ",\"stream_delta\":", 16);
-            streamLogKind kind = streamCatLogDelta(out, o->ptr, gen, ok_gen);
-            if (kind == STREAM_LOG_CHECKPOINT) {
-                log_refusals[PERSIST_LOG_REFUSED_STREAM]++;
-                return 0;
-            }
+            streamLogKind kind = streamLogPlan(o->ptr, gen, ok_gen);
             if (kind == STREAM_LOG_DELTA) {
-                *out = sdscatlen(*out, "}", 1);
-                continue;
+                *out = catChangeHead(*out, first, db->id, ",\"key\":");
+                *out = jsonCatBytes(*out, de->key, sdslen(de->key));
+                *out = sdscatlen(*out, ",\"stream_delta\":", 16);
+                kind = streamCatLogDelta(out, o->ptr, gen);
+                if (kind == STREAM_LOG_DELTA) {
+                    *out = sdscatlen(*out, "}", 1);
+                    continue;
+                }
             }
-            /* Its whole record instead. */
-            sdssetlen(*out, mark);
-            (*out)[mark] = '\0';
-            if (mark == 0 || (*out)[mark - 1] == '[') *first = 1;
+            if (kind == STREAM_LOG_CHECKPOINT) return logRefuse(pc, PERSIST_LOG_REFUSED_STREAM);
+            /* STREAM_LOG_WHOLE: its whole record, below. */
         } else {
             size_t bytes = ot->jsonBytes(o);
             /* Big collections are written in chunks the root can name
@@ -1387,23 +1388,20 @@ static int catDbChanges(sds *out, int *first, redisDb *db, uint64_t base_seq, ui
              * commit-log-max-value a record holds the whole value (a copy
              * of its chunks' JSON), and its chunks may still be sealed for
              * the next root. */
-            if (bytes > (size_t)server.cfg.commit_log_max_value_bytes) {
-                log_refusals[PERSIST_LOG_REFUSED_BIG]++;
-                return 0;
-            }
+            if (bytes > (size_t)server.cfg.commit_log_max_value_bytes) return logRefuse(pc, PERSIST_LOG_REFUSED_BIG);
             if (bytes > PERSIST_CACHE_MAX_VALUE && ot->sealChunks) chunksegNoteBig(db, de->key);
         }
         *out = catChangeHead(*out, first, db->id, ",\"set\":");
-        *out = catKeyCached(*out, db, de->key, o, pc);
+        *out = persistCatKey(*out, db, de->key, o, pc);
         *out = sdscatlen(*out, "}", 1);
     }
     return 1;
 }
 
 sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
-                           persistCache *pc) {
+                           persistCache *pc, int *empty) {
     if (server.log_barrier_seq > base_seq) {
-        log_refusals[PERSIST_LOG_REFUSED_BARRIER]++;
+        logRefuse(pc, PERSIST_LOG_REFUSED_BARRIER);
         return NULL;
     }
     sds out = sdsnewlen("{\"seq\":", 7);
@@ -1423,11 +1421,10 @@ sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t g
         }
     }
     out = sdscatlen(out, "]", 1);
+    *empty = first;
     uint32_t crc = (uint32_t)crc32_z(0L, (const unsigned char *)out, sdslen(out));
     return sdscatprintf(out, LOG_CRC_FIELD "%08x\"}\n", crc);
 }
-
-int persistLogRecordEmpty(const sds rec) { return strstr(rec, ",\"changes\":[]") != NULL; }
 
 /* ------------------------------------------------------------------------
  * Replaying the log
@@ -1512,22 +1509,22 @@ static int replayChange(logReplay *r, const cJSON *c, size_t index, sds *err) {
               (unsigned long long)dbid);
         goto done;
     }
+    static const char *const set_fields[] = {"db", "set", NULL};
+    static const char *const del_fields[] = {"db", "del", NULL};
+    static const char *const delta_fields[] = {"db", "key", "stream_delta", NULL};
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(c, "set");
     const cJSON *del = cJSON_GetObjectItemCaseSensitive(c, "del");
     const cJSON *delta = cJSON_GetObjectItemCaseSensitive(c, "stream_delta");
+    const char *const *fields = set ? set_fields : del ? del_fields : delta ? delta_fields : NULL;
+    if (!fields) {
+        failf(err, "%s: changes[%zu]: expected \"set\", \"del\" or \"stream_delta\"", r->where, index);
+        goto done;
+    }
+    if (jsonCheckFields(c, fields, r->where, err) != C_OK) goto done;
     if (set) {
-        static const char *const fields[] = {"db", "set", NULL};
-        if (jsonCheckFields(c, fields, r->where, err) != C_OK) goto done;
         ret = replaySet(r, set, (int)dbid, index, err);
         goto done;
     }
-    static const char *const dfields[] = {"db", "del", NULL};
-    static const char *const sfields[] = {"db", "key", "stream_delta", NULL};
-    if (del ? jsonCheckFields(c, dfields, r->where, err) != C_OK
-            : delta ? jsonCheckFields(c, sfields, r->where, err) != C_OK
-                    : failf(err, "%s: changes[%zu]: expected \"set\", \"del\" or \"stream_delta\"", r->where,
-                            index) != C_OK)
-        goto done;
     if (jsonGetBytes(del ? del : cJSON_GetObjectItemCaseSensitive(c, "key"), &key, "key", &msg) != C_OK) {
         failf(err, "%s: changes[%zu]: %s", r->where, index, msg);
         goto done;

@@ -141,10 +141,11 @@ void persistStateFree(persistState *ps);
 /* The record of commit h->commit_seq: the changes since the commit of
  * change base_seq landed (keys changed since, the names removed meanwhile
  * -- persistLogTakeDeleted --, streams' deltas as of commit gen, marks of
- * commit ok_gen and before counting as persisted). NULL if a change
- * cannot be written as a record: the commit must be a checkpoint. */
+ * commit ok_gen and before counting as persisted); *empty says whether
+ * it holds no change at all. NULL if a change cannot be written as a
+ * record: the commit must be a checkpoint. */
 sds persistEncodeLogRecord(const persistHeader *h, uint64_t base_seq, uint64_t gen, uint64_t ok_gen,
-                           persistCache *pc);
+                           persistCache *pc, int *empty);
 /* Why a commit could not be a record (INFO commit_checkpoints_*). */
 typedef enum persistLogRefusal {
     PERSIST_LOG_REFUSED_BARRIER, /* FLUSHDB, SWAPDB, FUNCTION ... */
@@ -152,9 +153,7 @@ typedef enum persistLogRefusal {
     PERSIST_LOG_REFUSED_BIG,     /* a collection over 64 KB changed */
     PERSIST_LOG_REFUSALS
 } persistLogRefusal;
-long long persistLogRefusals(persistLogRefusal why);
-/* Whether a record says nothing (its changes are empty). */
-int persistLogRecordEmpty(const sds rec);
+long long persistLogRefusals(const persistCache *pc, persistLogRefusal why);
 /* The names removed since the last commit started become the commit's to
  * write (db->log_deleted into db->log_deleted_flight). */
 void persistLogTakeDeleted(void);

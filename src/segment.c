@@ -359,24 +359,22 @@ void segmentsCommitStarted(void) {
  * waits for the next root. */
 void segmentsLogCommitStarted(void) { sealFollowAppends(S()); }
 
-void segmentsLogCommitDone(void) {
-    segmentState *ss = S();
-    if (listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
-        server.store->type->seg_put)
-        sealNext(ss);
-    keysegCommitDone(1);
-    chunksegCommitDone(1);
-}
-
-void segmentsCommitDone(int ok) {
-    segmentState *ss = S();
-    /* Seal right away, not at the next cron tick: under load a tick's
-     * worth of appends would otherwise ride in every root meanwhile. */
+/* A commit landed (ok) or failed: seal right away, not at the next cron
+ * tick -- under load a tick's worth of appends would otherwise ride in
+ * every root meanwhile. */
+static void sealAfterCommit(segmentState *ss, int ok) {
     if (ok && listLength(ss->queue) && !server.loading && commitGetRole() == COMMIT_ROLE_BROKER &&
         server.store->type->seg_put)
         sealNext(ss);
     keysegCommitDone(ok);
     chunksegCommitDone(ok);
+}
+
+void segmentsLogCommitDone(void) { sealAfterCommit(S(), 1); }
+
+void segmentsCommitDone(int ok) {
+    segmentState *ss = S();
+    sealAfterCommit(ss, ok);
     if (!ok) {
         /* Still named by the stored root: back with the newest, in order. */
         listJoin(ss->garbage_flight, ss->garbage_new);

@@ -624,17 +624,17 @@ static int fileLogSize(fileStore *fs, unsigned long long *size) {
  * earlier append if the path still names its file, or else a new one (the
  * file was removed or replaced behind our back: appending to the old one
  * would write records nobody reads). create: the file is created if there
- * is none. Returns 1 if open, 0 if there is no log (create == 0), -1 on
- * error with fs->err set. */
-static int fileLogOpen(fileStore *fs, int create) {
-    struct stat atpath, held;
+ * is none. *held: the open file's status. Returns 1 if open, 0 if there is
+ * no log (create == 0), -1 on error with fs->err set. */
+static int fileLogOpen(fileStore *fs, int create, struct stat *held) {
+    struct stat atpath;
     int there = stat(fs->log_path, &atpath) == 0;
     if (!there && errno != ENOENT) {
         fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
         return -1;
     }
-    if (there && fs->logfd != -1 && fstat(fs->logfd, &held) == 0 && held.st_ino == atpath.st_ino &&
-        held.st_dev == atpath.st_dev)
+    if (there && fs->logfd != -1 && fstat(fs->logfd, held) == 0 && held->st_ino == atpath.st_ino &&
+        held->st_dev == atpath.st_dev)
         return 1;
     if (fs->logfd != -1) {
         close(fs->logfd);
@@ -645,6 +645,10 @@ static int fileLogOpen(fileStore *fs, int create) {
     if (fs->logfd == -1) {
         if (errno == ENOENT && !create) return 0; /* removed meanwhile */
         fileSetErr(fs, "cannot open %s: %s", fs->log_path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fs->logfd, held) == -1) {
+        fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
         return -1;
     }
     /* Whether its name reached the disk is not known -- whoever created it
@@ -663,10 +667,10 @@ static int fileLogOpen(fileStore *fs, int create) {
  * Returns -1 if even that is not known (fs->err set). */
 static int fileLogEmpty(fileStore *fs, unsigned long long *left) {
     *left = 0;
-    int r = fileLogOpen(fs, 0);
-    if (r == 0) return 0;
     struct stat sb;
-    if (r == 1 && fstat(fs->logfd, &sb) == 0) {
+    int r = fileLogOpen(fs, 0, &sb);
+    if (r == 0) return 0;
+    if (r == 1) {
         if (sb.st_size == 0 || ftruncate(fs->logfd, 0) == 0) return 0;
         *left = (unsigned long long)sb.st_size; /* still consistent: all of it older than the root */
         return 0;
@@ -1418,12 +1422,8 @@ static void fileDoAppend(fileStore *fs) {
     }
     fs->status = STORE_ERROR;
     fileFound f;
-    if (fileCheckRoot(fs, 0, &f) == -1 || fileLogOpen(fs, 1) == -1) goto unlock;
     struct stat sb;
-    if (fstat(fs->logfd, &sb) == -1) {
-        fileSetErr(fs, "cannot stat %s: %s", fs->log_path, strerror(errno));
-        goto unlock;
-    }
+    if (fileCheckRoot(fs, 0, &f) == -1 || fileLogOpen(fs, 1, &sb) == -1) goto unlock;
     /* Longer: someone appended after the expected version; its bytes are
      * theirs, never cut. */
     if (fileCheckLog(fs, (unsigned long long)sb.st_size) == -1) goto unlock;

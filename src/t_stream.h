@@ -663,9 +663,13 @@ typedef enum streamLogKind {
     STREAM_LOG_WHOLE,      /* write the whole key record (a new stream) */
     STREAM_LOG_CHECKPOINT, /* not an append: the commit must be a root */
 } streamLogKind;
-/* Appends to *out the stream's delta since its mark (the mark of commit
- * ok_gen or before), as commit gen writes it, or says why not. */
-streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_gen);
+/* What commit gen writes of a changed stream, the marks of commit ok_gen
+ * and before counting as persisted: a delta, its whole record (its flight
+ * mark is then set), or nothing -- a root. */
+streamLogKind streamLogPlan(stream *s, uint64_t gen, uint64_t ok_gen);
+/* Appends the delta streamLogPlan allowed to *out; STREAM_LOG_CHECKPOINT
+ * (with *out holding part of it) if it turns out not to be one. */
+streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen);
 /* The stream as of now is what commit gen writes (a checkpoint, or its
  * whole record). */
 void streamLogMarkFlight(stream *s, uint64_t gen);

@@ -123,7 +123,7 @@ static sds catEntriesAfter(sds out, stream *s, const streamID *after, uint64_t *
     return out;
 }
 
-streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_gen) {
+streamLogKind streamLogPlan(stream *s, uint64_t gen, uint64_t ok_gen) {
     streamLogPromote(s, ok_gen);
     const streamLogMark *m = &s->log_mark;
     if (!m->gen) {
@@ -139,8 +139,12 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
     if (s->entries_added < m->added || s->holes < m->holes || m->holes < s->log_dels_base ||
         s->log_dels_base + s->log_dels_n != s->holes)
         return STREAM_LOG_CHECKPOINT;
+    return STREAM_LOG_DELTA;
+}
+
+streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen) {
+    const streamLogMark *m = &s->log_mark;
     uint64_t appended = s->entries_added - m->added;
-    size_t start = sdslen(*out);
     sds o = sdscatlen(*out, "{\"base_length\":", 15);
     o = jsonCatU64(o, m->length);
     o = sdscatlen(o, ",\"base_entries_added\":", 22);
@@ -152,13 +156,8 @@ streamLogKind streamCatLogDelta(sds *out, stream *s, uint64_t gen, uint64_t ok_g
     /* The new entries there are at most those appended, and what is left
      * of the old ones a part of them. Anything else (XSETID moving
      * counters) is not a delta. */
-    int ok = count <= appended && s->length >= count && s->length - count <= m->length;
-    if (!ok) {
-        sdssetlen(o, start);
-        o[start] = '\0';
-        *out = o;
-        return STREAM_LOG_CHECKPOINT;
-    }
+    *out = o;
+    if (count > appended || s->length < count || s->length - count > m->length) return STREAM_LOG_CHECKPOINT;
     o = sdscatlen(o, "]", 1);
     if (s->holes != m->holes) {
         o = sdscatlen(o, ",\"deleted\":[", 12);
